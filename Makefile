@@ -1,0 +1,45 @@
+# Two entry points for a fresh machine with Python 3.11 (see README.md):
+#   make book   set up .venv if needed, build the HTML book into _build/html
+#   make test   set up .venv if needed, run every test (notebooks, grading, build, browser)
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+export TF_CPP_MIN_LOG_LEVEL := 3
+export TF_ENABLE_ONEDNN_OPTS := 0
+export KERAS_BACKEND := tensorflow
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# Two test workers on two cores: one thread per framework each.
+JOBS ?= 2
+
+.PHONY: setup book test export timings clean
+
+setup: $(STAMP)
+
+# (Re)create the environment when it is missing or older than the pins.
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	@touch $@
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
+	@echo "Book built: $(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(JOBS) --dist loadfile
+
+clean:
+	rm -rf _build .timings
+
+# Regenerate the package modules from the chapters' `#| export` cells.
+export: $(STAMP)
+	$(BIN)/python -m attention_course.export
+
+# Rewrite book/timings.md from the last `make test` run.
+timings: $(STAMP)
+	$(BIN)/python -m attention_course.timings
