@@ -1,0 +1,64 @@
+"""Shared pytest set-up: quiet frameworks, one thread per worker, notebook timings.
+
+The run time of every nbval cell is added up per notebook and per framework
+tag (keras / pytorch / shared) and written to .timings/<notebook>.json at the
+end of the run; `python -m attention_course.timings` turns those files into
+the table in book/timings.md.
+"""
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Notebooks under tests/ are grading fixtures (submissions), not notebooks for nbval.
+collect_ignore_glob = ["submissions/*", "submissions/**/*", "fixtures/**/*"]
+
+# Set before any framework is imported; the notebook kernels inherit them.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two workers on two cores: one thread each, in both frameworks.
+    os.environ.setdefault("COURSE_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+_seconds = defaultdict(lambda: defaultdict(float))   # notebook -> framework -> seconds
+_failed = set()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Label each notebook cell's report with its framework tag (survives xdist)."""
+    outcome = yield
+    tags = getattr(item, "cell", {}).get("metadata", {}).get("tags", [])
+    outcome.get_result().framework = next((t for t in ("keras", "pytorch") if t in tags), "shared")
+
+
+def pytest_runtest_logreport(report):
+    notebook = report.nodeid.split("::")[0]
+    if not notebook.endswith(".ipynb"):
+        return
+    if report.when == "call":
+        _seconds[notebook][getattr(report, "framework", "shared")] += report.duration
+    if report.failed:
+        _failed.add(notebook)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("PYTEST_XDIST_WORKER") or not _seconds:
+        return
+    out = ROOT / ".timings"
+    out.mkdir(exist_ok=True)
+    workers = getattr(session.config.option, "numprocesses", None) or 1
+    for notebook, seconds in _seconds.items():
+        record = {"notebook": notebook, "passed": notebook not in _failed,
+                  "cpus": os.cpu_count(), "parallel_notebooks": workers,
+                  "seconds": {k: round(v, 1) for k, v in sorted(seconds.items())},
+                  "total": round(sum(seconds.values()), 1)}
+        (out / (Path(notebook).stem + ".json")).write_text(json.dumps(record, indent=1) + "\n")

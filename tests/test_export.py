@@ -1,0 +1,35 @@
+"""The package modules generated from `#| export` cells match the chapters."""
+from pathlib import Path
+
+from attention_course import export
+
+
+def test_generated_modules_match_the_chapters():
+    rendered = export.render()
+    assert rendered, "no cell in book/ is marked '#| export <module>'"
+    for module, content in rendered.items():
+        path = export.PACKAGE / f"{module}.py"
+        assert path.exists(), f"{path} is missing: run `python -m attention_course.export`"
+        assert path.read_text(encoding="utf-8") == content, (
+            f"{path.name} differs from the cells of the chapter that exports it: edit the notebook "
+            "and run `python -m attention_course.export`")
+
+
+def test_each_generated_module_compiles():
+    for module, content in export.render().items():
+        compile(content, f"{module}.py", "exec")
+
+
+def test_marker_is_recognised_only_on_the_first_line(tmp_path: Path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("#| export demo_mod\nx = 1"),
+                nbformat.v4.new_code_cell("y = 2\n#| export demo_mod"),
+                nbformat.v4.new_markdown_cell("#| export demo_mod\nz = 3")]
+    nbformat.write(nb, tmp_path / "01_demo.ipynb")
+    rendered = export.render(tmp_path)
+    assert set(rendered) == {"demo_mod"}
+    assert "x = 1" in rendered["demo_mod"] and "#| export" not in rendered["demo_mod"]
+    assert "y = 2" not in rendered["demo_mod"]   # marker not on the first line
+    assert "z = 3" not in rendered["demo_mod"]   # markdown cells are never exported
