@@ -18,21 +18,27 @@ from .progress import progress_bar
 
 
 class ProgressBar(keras.callbacks.Callback):
-    """One tqdm bar for a whole fit() run, with the running loss."""
+    """One tqdm bar for a whole fit() run, showing the mean loss of the last 50 steps
+    (the same number as the PyTorch loop shows)."""
 
     def __init__(self, total_steps: int, desc: str = "train"):
         super().__init__()
         self.total_steps = total_steps
         self.desc = desc
-        self.losses: list[float] = []
+        self.losses: list[float] = []      # the loss of every step
 
     def on_train_begin(self, logs=None):
         self.bar = progress_bar(self.total_steps, desc=self.desc)
 
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch_mean = 0.0
+
     def on_train_batch_end(self, batch, logs=None):
-        # Keras reports the running mean of the epoch in logs["loss"].
-        self.losses.append(float(logs["loss"]))
-        self.bar.set_postfix(loss=f"{self.losses[-1]:.4f}", refresh=False)
+        # Keras reports the running mean over the epoch; recover this step's own loss from it.
+        mean = float(logs["loss"])
+        self.losses.append((batch + 1) * mean - batch * self._epoch_mean)
+        self._epoch_mean = mean
+        self.bar.set_postfix(loss=f"{np.mean(self.losses[-50:]):.4f}", refresh=False)
         self.bar.update()
 
     def on_train_end(self, logs=None):
@@ -62,12 +68,14 @@ def train(model: keras.Model, train_arrays: Arrays, steps: int, batch_size: int 
           seed: int = 0, desc: str = "train") -> list[float]:
     """Compile and fit a teacher-forced seq2seq model for a fixed number of steps.
 
-    Returns Keras' running-mean loss after every step.
+    Returns the loss of every step.
     """
     model.compile(optimizer=cosine_adam(steps, lr, final_lr_fraction, clip_norm),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=PAD_ID))
     settings = fit_settings(steps, desc)
-    model.fit(seq2seq_batches(train_arrays, batch_size, seed), steps_per_epoch=steps, epochs=1, **settings)
+    # shuffle=False: the batches are already shuffled (Keras warns otherwise).
+    model.fit(seq2seq_batches(train_arrays, batch_size, seed), steps_per_epoch=steps, epochs=1,
+              shuffle=False, **settings)
     return settings["callbacks"][0].losses
 
 
