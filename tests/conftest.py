@@ -21,7 +21,6 @@ collect_ignore_glob = ["submissions/*", "submissions/**/*", "fixtures/**/*"]
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Two workers on two cores: one thread each, in both frameworks.
