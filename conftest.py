@@ -1,5 +1,7 @@
 """Shared pytest set-up: quiet frameworks, one thread per worker, notebook timings.
 
+It sits at the repository root so that its hooks see the book/ notebooks too.
+
 The run time of every nbval cell is added up per notebook and per framework
 tag (keras / pytorch / shared) and written to .timings/<notebook>.json at the
 end of the run; `python -m attention_course.timings` turns those files into
@@ -12,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parent
 
 # Notebooks under tests/ are grading fixtures (submissions), not notebooks for nbval.
-collect_ignore_glob = ["submissions/*", "submissions/**/*", "fixtures/**/*"]
+collect_ignore_glob = ["tests/submissions/*", "tests/submissions/**/*", "tests/fixtures/**/*"]
 
 # Set before any framework is imported; the notebook kernels inherit them.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
