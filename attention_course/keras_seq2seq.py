@@ -7,9 +7,9 @@ from attention_course.data import BOS_ID, PAD_ID
 
 
 def embedding(vocab_size, embed_dim):
-    """An embedding initialised like PyTorch's nn.Embedding: N(0, 1), not Keras' U(-0.05, 0.05)."""
-    return layers.Embedding(vocab_size, embed_dim,
-                            embeddings_initializer=keras.initializers.RandomNormal(stddev=1.0))
+    """An embedding initialised like PyTorch's: N(0, 1), not Keras' U(-0.05, 0.05)."""
+    normal = keras.initializers.RandomNormal(stddev=1.0)
+    return layers.Embedding(vocab_size, embed_dim, embeddings_initializer=normal)
 
 
 class Encoder(layers.Layer):
@@ -30,7 +30,7 @@ class Encoder(layers.Layer):
 
 
 class Decoder(layers.Layer):
-    """GRU decoder that sees the source only through one context vector (Cho et al., 2014)."""
+    """GRU decoder that sees the source only through one vector (Cho et al., 2014)."""
 
     def __init__(self, vocab_size, embed_dim=64, hidden_dim=128, **kwargs):
         super().__init__(**kwargs)
@@ -44,13 +44,16 @@ class Decoder(layers.Layer):
 
     def call(self, tgt_in, context, state):                 # (B, T), (B, C), (B, H)
         x = self.embedding(tgt_in)                           # (B, T, E)
-        c = ops.repeat(ops.expand_dims(context, 1), ops.shape(x)[1], axis=1)  # same context every step
-        outputs, state = self.rnn(ops.concatenate([x, c], axis=-1), initial_state=[state])
+        # the same context at every step: (B, C) -> (B, T, C)
+        c = ops.repeat(ops.expand_dims(context, 1), ops.shape(x)[1], axis=1)
+        outputs, state = self.rnn(ops.concatenate([x, c], axis=-1),
+                                  initial_state=[state])
         return self.out(outputs), state                      # (B, T, V), (B, H)
 
 
 class Seq2Seq(keras.Model):
-    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=64, hidden_dim=128, **kwargs):
+    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=64, hidden_dim=128,
+                 **kwargs):
         super().__init__(**kwargs)
         self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)
         self.decoder = Decoder(tgt_vocab_size, embed_dim, hidden_dim)

@@ -19,15 +19,17 @@ class Encoder(nn.Module):
         lengths = (src != PAD_ID).sum(dim=1).cpu()
         x = self.embedding(src)                              # (B, S, E)
         # Packing makes both directions skip the padding at the end.
-        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        packed = pack_padded_sequence(x, lengths, batch_first=True,
+                                      enforce_sorted=False)
         states, last = self.rnn(packed)                      # last: (2, B, H)
-        states, _ = pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])
-        context = torch.cat([last[0], last[1]], dim=-1)      # (B, 2H): forward + backward summary
+        states, _ = pad_packed_sequence(states, batch_first=True,
+                                        total_length=src.shape[1])
+        context = torch.cat([last[0], last[1]], dim=-1)      # (B, 2H): fwd + bwd
         return states, context                               # (B, S, 2H), (B, 2H)
 
 
 class Decoder(nn.Module):
-    """GRU decoder that sees the source only through one context vector (Cho et al., 2014)."""
+    """GRU decoder that sees the source only through one vector (Cho et al., 2014)."""
 
     def __init__(self, vocab_size, context_dim=256, embed_dim=64, hidden_dim=128):
         super().__init__()
@@ -41,7 +43,7 @@ class Decoder(nn.Module):
 
     def forward(self, tgt_in, context, state):              # (B, T), (B, C), (B, H)
         x = self.embedding(tgt_in)                           # (B, T, E)
-        c = context.unsqueeze(1).expand(-1, x.shape[1], -1)  # the same context at every step
+        c = context.unsqueeze(1).expand(-1, x.shape[1], -1)  # same context every step
         outputs, state = self.rnn(torch.cat([x, c], dim=-1), state.unsqueeze(0))
         return self.out(outputs), state.squeeze(0)           # (B, T, V), (B, H)
 
