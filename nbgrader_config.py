@@ -11,16 +11,23 @@ forbids "+"); ``generate_assignment`` adds a missing assignment to the gradebook
 (``GenerateAssignment.create_assignment`` is on by default), and ``autograde`` adds missing
 students (``Autograde.create_student``), so no ``nbgrader db ... add`` is needed.
 
+Autograding runs each submission in a sandbox with limits (``attention_course/grading/``, the
+settings below): it needs Linux and Debian's ``bubblewrap`` (``apt-get install bubblewrap``).
+
 Regenerate a release with ``nbgrader generate_assignment <assignment> --force``: without --force
 nbgrader skips an existing exercises/<assignment> (and still exits 0). The output is byte for byte
 reproducible (nbgrader 0.9.6 writes no timestamps; checksums are hashes of the cells): keep the
 source notebooks in nbformat 4.5 with cell ids, as Jupyter saves them, or nbformat would make up
 random ids. tests/test_grading_*.py check this.
 """
-import re
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds,
+                                    GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
+                                    OverwriteKernelspec, SaveAutoGrades)
 
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+from attention_course.grading.execute import SandboxedExecute
+from attention_course.grading.feedback import HideHiddenTestsInFeedback
+from attention_course.grading.sanitize import GuardGradedCells, ReadableNotebookExporter, RestoreMissingCells
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -30,68 +37,36 @@ c.CourseDirectory.release_directory = "exercises"
 # Everything in an assignment folder except notebooks and these is copied to the release as is.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".DS_Store"]
 
-# Autograding runs each notebook in a fresh `python3` kernel. A cell that runs longer than this
-# (a student's infinite loop, say) is interrupted and counts as failed; the course's own cells
-# take well under a second each. (nbgrader's Execute preprocessor inherits this setting.)
-c.ExecutePreprocessor.timeout = 60
-# A test cell that a student deleted is put back (from the gradebook) and run, instead of
-# silently scoring nothing.
-c.OverwriteCells.add_missing_cells = True
+# ---------------------------------------------------------------- autograding untrusted notebooks
+# Student code runs during `nbgrader autograde`. The course's grading package
+# (attention_course/grading/, threat model in the README's instructor guide) makes nbgrader:
+#  1. sanitize: rewrite every cell's nbgrader metadata from the gradebook (GuardGradedCells), restore
+#     edited locked cells (nbgrader's OverwriteCells) and put back deleted ones (RestoreMissingCells,
+#     instead of nbgrader's add_missing_cells, which fails on some deletions); a notebook that
+#     cannot be read is graded as the blank release, with a note (ReadableNotebookExporter);
+#  2. run it in a sandboxed kernel (bubblewrap: no network, no course files; prlimit limits; a
+#     throw-away user id) with time and output budgets, where a hang, a crash or a flood fails
+#     the cell concerned and the batch goes on (SandboxedExecute);
+#  3. confirm every test cell's verdict outside the kernel against the reference solution's
+#     observations (verify.py), so that patching assert/allclose or the kernel cannot earn marks.
+c.Autograde.sanitize_preprocessors = [ClearOutput, GuardGradedCells, DeduplicateIds, OverwriteKernelspec,
+                                      OverwriteCells, RestoreMissingCells, CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+c.Autograde.exporter_class = ReadableNotebookExporter
+c.OverwriteCells.add_missing_cells = False   # RestoreMissingCells does it
 
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_FRAME = re.compile(r"^\s*(?:Cell In\s*\[(\d+)\]|File <ipython-input-(\d+)-|<ipython-input-(\d+)-)")
-
-
-class HideHiddenTestsInFeedback(NbGraderPreprocessor):
-    """Keep the hidden tests out of the feedback that students get back.
-
-    nbgrader's feedback is rendered from the autograded notebooks, which hold the hidden tests
-    (autograde restores them from the gradebook), and out of the box it shows them twice: in the
-    test cells' source, and in the traceback of a failing test, which quotes the failing line and
-    its neighbours. This removes every ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS``
-    region from the test cells' source, and drops every traceback frame that quotes a test cell
-    (frames are labelled ``Cell In[n]`` with that cell's execution count). The error's name and
-    message, which the tests write for students, and the frames in the student's own code stay.
-    """
-
-    begin = "BEGIN HIDDEN TESTS"
-    end = "END HIDDEN TESTS"
-
-    def preprocess(self, nb, resources):
-        tests = [cell for cell in nb.cells if self._is_test(cell)]
-        counts = {int(cell.execution_count) for cell in tests if cell.get("execution_count") is not None}
-        for cell in tests:
-            cell.source = self._without_hidden_region(cell.source)
-        for cell in nb.cells:
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
-                    output.traceback = [frame for frame in output.get("traceback", [])
-                                        if self._cell_quoted(frame) not in counts]
-        return nb, resources
-
-    @staticmethod
-    def _is_test(cell):
-        info = cell.metadata.get("nbgrader", {})
-        return cell.cell_type == "code" and info.get("grade") and not info.get("solution")
-
-    def _without_hidden_region(self, source):
-        kept, hidden = [], False
-        for line in source.split("\n"):
-            if self.begin in line:
-                hidden = True
-            elif self.end in line:
-                hidden = False
-            elif not hidden:
-                kept.append(line)
-        return "\n".join(kept).rstrip("\n")
-
-    @staticmethod
-    def _cell_quoted(frame):
-        """The execution count of the cell that a traceback frame quotes, or None."""
-        match = _FRAME.match(_ANSI.sub("", frame))
-        return int(next(group for group in match.groups() if group)) if match else None
-
+# Limits of one submission (the course's own cells take well under a second each; a whole
+# notebook 10-20 s). Over a limit, the cell concerned fails with a message saying which limit.
+c.Execute.timeout = 60                           # s per cell (then interrupted)
+c.SandboxedExecute.notebook_timeout = 300        # s for all cells of a notebook
+c.SandboxedExecute.max_output_bytes = 1_000_000  # output per cell
+c.SandboxKernelManager.memory_mb = 6144          # address space (PyTorch + TensorFlow reserve ~2 GB)
+c.SandboxKernelManager.processes = 512           # processes + threads
+c.SandboxKernelManager.file_size_mb = 64         # largest file written
+c.SandboxKernelManager.tmpfs_mb = 256            # each of /tmp, $HOME, the working folder, /dev/shm
+c.SandboxKernelManager.cpu_s = 900               # CPU seconds per process
+c.SandboxKernelManager.wall_s = 400              # the kernel's whole life (backstop)
 
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTestsInFeedback]
 
