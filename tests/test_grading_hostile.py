@@ -1,0 +1,248 @@
+"""Hostile and broken submissions, graded in ONE batch with honest students.
+
+For each assignment: a copy of the course with the test limits (grading_utils.TEST_LIMITS: 10 s
+per cell, 30 s per notebook, 100 kB of output per cell, 4 GiB, 128 processes), every honest and
+hostile submission of grading_utils.HONEST / HOSTILE submitted, then a single
+`nbgrader autograde <assignment> --force` over all students, `generate_feedback` and `export`.
+It checks that the command succeeds (no submission stops the batch) within BATCH_LIMIT_S, that
+every submission gets exactly its expected per-cell scores (honest ones included: a hostile
+submission cannot change another's grade), that the course's files are unchanged, that no
+sandbox process is left behind, what the snooping and vandal cells could see and do, and that
+the feedback shows each submission its score and the reason for each failure (the limit it hit)
+without any hidden-test code.
+"""
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading_utils import (BATCH_UIDS, HONEST, HOSTILE, KERAS, PROCESS_LIMIT, PT, REPO, TEST_LIMITS, WRONG, ZERO, Course,
+                           hidden_test_lines, honest_notebook, hostile_content, hostile_path, visible_text)
+
+pytestmark = pytest.mark.slow
+
+# One autograde over the whole batch (21 PyTorch or 8 Keras notebooks: about 2.5 and 1.5 minutes
+# on 2 cores next to another busy test worker, a minute of it the deliberate time-outs) must stay
+# under this. The limits bound it anyway: at most notebook_timeout (+ start-up) per notebook.
+BATCH_LIMIT_S = {PT: 480, KERAS: 300}
+# What each failure must say in the feedback (the limit or check that stopped it).
+REASONS = {"infinite_loop": "CellTimeoutError", "ignores_interrupt": "did not stop when interrupted",
+           "notebook_budget": "time budget", "kernel_crash": "KernelDied", "memory_blowup": "MemoryError",
+           "huge_output": "OutputLimitExceeded", "corrupt_json": "could not be read as a Jupyter notebook",
+           "patch_libraries": "AutograderCheckFailed", "poison_imports": "AutograderCheckFailed",
+           "swallow_errors": "AutograderCheckFailed", "sys_exit": "NameError"}
+
+
+def tree_digest(*paths):
+    digest = hashlib.sha256()
+    for root in paths:
+        for path in sorted(root.rglob("*")) if root.is_dir() else [root]:
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def sandbox_processes():
+    """Processes of the batch's throw-away user ids (TEST_LIMITS gives it its own uid range)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:                                   # the process ended meanwhile
+            continue
+        if int(fields["Uid"].split()[0]) in BATCH_UIDS:
+            found.append(f"{status.parent.name} {fields['Name'].strip()}")
+    return found
+
+
+def printed(notebook, marker):
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            for line in output.get("text", "").splitlines():
+                if line.startswith(marker + " "):
+                    return json.loads(line[len(marker) + 1:])
+    raise AssertionError(f"no {marker} line in the outputs")
+
+
+class HostileBatch:
+    assignment: str
+
+    @classmethod
+    def students(cls):
+        found = {student: None for student in HONEST}
+        found.update({h.student: h for h in HOSTILE if cls.assignment in h.assignments})
+        return found
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def batch(cls, tmp_path_factory):
+        course = Course.copy_of_repo(tmp_path_factory.mktemp("hostile-" + cls.assignment), config=TEST_LIMITS)
+        course.release(cls.assignment)
+        for student, hostile in cls.students().items():
+            folder = course.root / "submitted" / student / cls.assignment
+            folder.mkdir(parents=True)
+            target = folder / f"{cls.assignment}.ipynb"
+            if hostile is None:
+                nbformat.write(honest_notebook(cls.assignment, HONEST[student]), target)
+            else:
+                target.write_bytes(hostile_path(cls.assignment, student).read_bytes())
+        guarded = [course.root / name for name in ("solutions", "exercises", "submitted", "nbgrader_config.py")]
+        before = tree_digest(*guarded)
+        seconds = course.autograde_all(cls.assignment, timeout=2 * BATCH_LIMIT_S[cls.assignment])
+        print(f"\nhostile batch {cls.assignment}: {len(cls.students())} notebooks in {seconds:.0f} s")
+        after = tree_digest(*guarded)
+        leftovers = sandbox_processes()
+        course.feedback(cls.assignment)
+        grades = course.export()
+        return dict(course=course, seconds=seconds, before=before, after=after, leftovers=leftovers, grades=grades)
+
+    def expected(self, batch, student):
+        maximum = batch["course"].max_scores(self.assignment)
+        hostile = self.students()[student]
+        if hostile is None:
+            kind = HONEST[student]
+            if kind == "solution":
+                return maximum
+            if kind == "release":
+                return {name: 0.0 for name in maximum}
+            wrong = next(w for w in WRONG if w.student == kind)
+            return {**maximum, **{k: float(v) for k, v in wrong.scores.items()}}
+        if hostile.scores == ZERO:
+            return {name: 0.0 for name in maximum}
+        assert set(hostile.scores) <= set(maximum)
+        return {**maximum, **{k: float(v) for k, v in hostile.scores.items()}}
+
+    # ------------------------------------------------------------ the batch as a whole
+    def test_batch_finishes_in_time(self, batch):
+        assert batch["seconds"] < BATCH_LIMIT_S[self.assignment], (
+            f"the batch took {batch['seconds']:.0f} s (limit {BATCH_LIMIT_S[self.assignment]} s)")
+
+    def test_fixtures_are_up_to_date(self):
+        for student, hostile in self.students().items():
+            if hostile is not None:
+                assert hostile_path(self.assignment, student).read_bytes() == hostile_content(self.assignment, hostile), (
+                    f"tests/submissions/{self.assignment}/{student} is stale: run `python tests/grading_utils.py`")
+
+    # ------------------------------------------------------------ every score, honest ones included
+    def test_every_submission_gets_its_score(self, batch):
+        wrong = {}
+        for student in self.students():
+            got = batch["course"].scores(self.assignment, student)
+            want = self.expected(batch, student)
+            if got != want:
+                wrong[student] = {name: (got.get(name), score) for name, score in want.items() if got.get(name) != score}
+        assert not wrong, "scores differ (cell: (got, expected)):\n" + "\n".join(f"{s}: {d}" for s, d in wrong.items())
+
+    def test_export_has_every_student_once_with_the_right_total(self, batch):
+        rows = {row["student_id"]: float(row["score"]) for row in batch["grades"] if row["assignment"] == self.assignment}
+        assert rows == {student: sum(self.expected(batch, student).values()) for student in self.students()}
+        assert {float(row["max_score"]) for row in batch["grades"]} == {16.0}   # points=100 did not stick
+
+    # ------------------------------------------------------------ isolation
+    def test_course_and_package_unchanged(self, batch):
+        # (The package is mounted read-only in the sandbox: the vandal's write fails, see below.)
+        assert batch["before"] == batch["after"], "a submission changed solutions/, exercises/, submitted/ or the config"
+        pwned = [p for p in batch["course"].root.rglob("*") if "pwned" in p.name or p.name == "solutions-link"]
+        pwned += list((REPO / "attention_course").rglob("pwned*"))
+        assert not pwned, f"files written by a submission outside its sandbox: {pwned}"
+
+    def test_no_sandbox_process_is_left(self, batch):
+        assert not batch["leftovers"], f"sandbox processes still running after the batch: {batch['leftovers']}"
+
+    # ------------------------------------------------------------ feedback
+    def test_feedback_shows_scores_and_reasons_but_no_hidden_tests(self, batch):
+        course = batch["course"]
+        hidden = hidden_test_lines(REPO / "solutions" / self.assignment / f"{self.assignment}.ipynb")
+        maximum = sum(course.max_scores(self.assignment).values())
+        for student, hostile in self.students().items():
+            text = visible_text(course.feedback_html(self.assignment, student))
+            # A line that the student wrote (fake_helpers guesses a helper's name) is no leak.
+            own = hostile_path(self.assignment, student).read_text(errors="replace") if hostile else ""
+            total = sum(course.scores(self.assignment, student).values())
+            assert f"Score: {total:.1f} / {maximum:.1f}" in text, f"{student}: no score line in the feedback"
+            assert "HIDDEN TESTS" not in text, f"{student}: hidden-test markers in the feedback"
+            leaked = [line for line in hidden if line in text and json.dumps(line)[1:-1] not in own]
+            assert not leaked, f"{student}: hidden-test code in the feedback: {leaked[:3]}"
+            if student in REASONS:
+                assert REASONS[student] in text, f"{student}: the feedback does not say {REASONS[student]!r}"
+
+
+class TestHostilePytorch(HostileBatch):
+    assignment = PT
+
+    def test_snooper_saw_nothing_and_reached_nobody(self, batch):
+        found = printed(batch["course"].autograded_notebook(PT, "snooper"), "SNOOP")
+        for name in ("solutions", "gradebook", "submitted", "autograded", "config", "repo solutions", "ssh keys", "shadow"):
+            assert isinstance(found[name], str) and found[name].endswith("Error"), f"the sandbox showed {name}: {found[name]}"
+        assert found["notebooks here"] == [], "the kernel could read the notebook being graded (it holds the hidden tests)"
+        assert found["internet"] != "connected" and found["registry"] != "connected"
+        assert found["processes"] < 10, "the kernel sees processes outside its sandbox"
+
+    def test_the_leak_attempt_really_printed_hidden_code_before_the_feedback_removed_it(self, batch):
+        notebook = batch["course"].autograded_notebook(PT, "snooper")
+        text = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
+        hidden = hidden_test_lines(REPO / "solutions" / PT / f"{PT}.ipynb")
+        assert any(line in text for line in hidden), "the leak attempt printed nothing (the check above proves nothing)"
+        feedback = visible_text(batch["course"].feedback_html(PT, "snooper"))
+        assert "[hidden test code removed]" in feedback
+
+    def test_vandal_changed_nothing_outside_and_hit_the_process_limit(self, batch):
+        result = printed(batch["course"].autograded_notebook(PT, "vandal"), "VANDAL")
+        fork = result.pop("fork")
+        count = int(re.match(r"(\d+) processes", fork).group(1))
+        assert count < PROCESS_LIMIT and "Resource temporarily unavailable" in fork, fork
+        # Whatever the cell believed it wrote went to its private, throw-away folders (see
+        # test_course_and_package_unchanged); the package is read-only even there.
+        assert result[str(REPO / "attention_course" / "pwned.py")] == "OSError", result
+
+
+class TestHostileKeras(HostileBatch):
+    assignment = KERAS
+
+
+# ---------------------------------------------------------------- quick checks (no kernel)
+def test_sandbox_tools_are_installed():
+    import shutil
+
+    missing = [tool for tool in ("bwrap", "prlimit", "setpriv", "timeout") if not shutil.which(tool)]
+    assert not missing, f"autograding needs {missing}: apt-get install bubblewrap (util-linux, coreutils)"
+
+
+@pytest.mark.parametrize("assignment", [PT, KERAS])
+def test_every_test_cell_reports_what_it_checks(assignment):
+    """Every test cell of a source notebook must report (``_observe``, in a hidden region) the
+    values it checks: the out-of-kernel check (attention_course/grading/verify.py) only covers
+    cells that do. A new assignment's test cells need their probes too (see CONTRIBUTING.md)."""
+    notebook = nbformat.read(REPO / "solutions" / assignment / f"{assignment}.ipynb", as_version=4)
+    bare = []
+    for cell in notebook.cells:
+        info = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and info.get("grade") and not info.get("solution"):
+            hidden = cell.source.split("### BEGIN HIDDEN TESTS", 1)[-1] if "BEGIN HIDDEN TESTS" in cell.source else ""
+            if "_observe(" not in hidden:
+                bare.append(info["grade_id"])
+    assert not bare, f"test cells without observations: {bare}"
+
+
+def test_observations_compare_kind_shape_and_values_within_tolerance():
+    import numpy as np
+
+    from attention_course.grading.observe import encode
+    from attention_course.grading.verify import disagreement, same_value
+
+    reference = encode(np.array([[1.0, 2.0]], dtype="float32"))
+    assert same_value(encode(np.array([[1.00001, 2.0]])), reference)            # float64, within 1e-4
+    assert not same_value(encode(np.array([[1.01, 2.0]])), reference)
+    assert not same_value(encode(np.array([1.0, 2.0])), reference)              # shape
+    assert not same_value(encode(np.array([[1, 2]])), reference)                # kind
+    assert not same_value(encode(np.array([[float("nan"), 2.0]])), reference)
+    assert same_value(encode([[1, 2], "float32"]), encode([[1, 2], "float32"]))
+    assert not same_value(encode([[1, 2], "float64"]), encode([[1, 2], "float32"]))
+    want = [{"name": "a", "value": reference}]
+    assert disagreement([{"name": "a", "value": reference}], want) is None
+    assert "stopped reporting" in disagreement([], want)
+    assert "extra" in disagreement(want * 2, want)
+    assert "1.0" not in disagreement([{"name": "a", "value": encode(np.zeros((1, 2)))}], want)   # no values leaked
