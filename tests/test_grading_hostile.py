@@ -12,6 +12,7 @@ the feedback shows each submission its score and the reason for each failure (th
 without any hidden-test code.
 """
 import hashlib
+import os
 import json
 import re
 from pathlib import Path
@@ -246,3 +247,24 @@ def test_observations_compare_kind_shape_and_values_within_tolerance():
     assert "stopped reporting" in disagreement([], want)
     assert "extra" in disagreement(want * 2, want)
     assert "1.0" not in disagreement([{"name": "a", "value": encode(np.zeros((1, 2)))}], want)   # no values leaked
+
+
+def test_python_paths_under_tmp_stay_visible_in_the_sandbox(tmp_path, monkeypatch):
+    """A course checked out under /tmp (as CI may do) binds its venv below /tmp: the sandbox's own
+    /tmp must be mounted before those binds, or it hides the venv and every kernel fails to start."""
+    import shutil
+
+    if not shutil.which("bwrap"):
+        pytest.fail("autograding needs bwrap: apt-get install bubblewrap")
+    from attention_course.grading import launch
+
+    venv = "/tmp/some-course/.venv"
+    monkeypatch.setattr(launch, "read_only_paths", lambda: [venv])
+    (tmp_path / "ipc").mkdir()
+    connection = tmp_path / "connection.json"
+    connection.write_text("{}")
+    settings = {**launch.DEFAULTS, "private_dir": str(tmp_path), "uid": os.getuid()}
+    command = launch.build_command(str(connection), [], str(tmp_path), settings)
+    tmpfs_tmp = next(i for i in range(len(command) - 1) if command[i:i + 2] == ["--tmpfs", "/tmp"])
+    venv_bind = next(i for i in range(len(command) - 2) if command[i:i + 3] == ["--ro-bind", venv, venv])
+    assert tmpfs_tmp < venv_bind, "the sandbox's /tmp is mounted after (over) the Python paths under /tmp"

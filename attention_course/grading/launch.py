@@ -142,12 +142,14 @@ def build_command(connection_file: str, kernel_args: list[str], cwd: str, settin
         return args
 
     bwrap += system_binds()
-    for path in read_only_paths():
-        bwrap += under(path) + ["--ro-bind", path, path]
+    # The private, empty /tmp and $HOME first: the Python paths bound next may lie under /tmp
+    # (a course checked out there), and a tmpfs mounted after them would hide them.
     bwrap += ["--proc", "/proc", "--dev", "/dev",
               "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
               "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
               "--perms", "0777", "--size", size, "--tmpfs", HOME]
+    for path in read_only_paths():
+        bwrap += under(path) + ["--ro-bind", path, path]
     # The kernel works in a private, size-capped folder named like the notebook's folder, under
     # $HOME (not at the notebook's real path, which would show where the course lives). The
     # submission's own files (data files copied from the source folder, say) are bound there
