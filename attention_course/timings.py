@@ -30,8 +30,9 @@ def table(records: list[dict]) -> str:
     first = records[0]
     lines.append("")
     lines.append(f"Measured by the test suite on {first['cpus']} CPU cores ({platform.machine()}), "
-                 f"{first['parallel_notebooks']} notebook(s) at a time, one thread each when in parallel. "
-                 "Run alone with both cores, a notebook is about 1.3x faster.")
+                 f"with {first['parallel_notebooks']} test workers running side by side (one thread "
+                 "each per framework; the other worker runs the grading tests), so these are "
+                 "upper bounds: each chapter states its own time when run alone.")
     return "\n".join(lines)
 
 
