@@ -76,6 +76,22 @@ def gru_gates_torch_to_keras(stacked: np.ndarray) -> np.ndarray:
     return np.concatenate([z, r, n], axis=0)     # (3H, ...)
 
 
+def _copy_gru_weights(w_ih, w_hh, b_ih, b_hh, keras_cell) -> None:
+    """PyTorch GRU weights (gates r, z, n) -> a Keras GRUCell(reset_after=True) (gates z, r, h).
+
+    w_ih (3H, in) -> kernel (in, 3H); w_hh (3H, H) -> recurrent_kernel (H, 3H);
+    b_ih, b_hh (3H,) each -> bias (2, 3H): row 0 input, row 1 recurrent.
+    """
+    if not keras_cell.reset_after:
+        raise ValueError("PyTorch's GRU applies the reset gate after the recurrent "
+                         "matmul: the Keras GRU needs reset_after=True")
+    _assign(keras_cell.kernel, gru_gates_torch_to_keras(w_ih).T)            # (in, 3H)
+    _assign(keras_cell.recurrent_kernel, gru_gates_torch_to_keras(w_hh).T)  # (H, 3H)
+    if b_ih is not None:
+        _assign(keras_cell.bias, np.stack([gru_gates_torch_to_keras(b_ih),
+                                           gru_gates_torch_to_keras(b_hh)]))  # (2, 3H)
+
+
 def copy_gru(torch_gru, keras_gru, suffix: str = "") -> None:
     """One direction of an nn.GRU (one layer) -> keras.layers.GRU(reset_after=True).
 
@@ -89,22 +105,20 @@ def copy_gru(torch_gru, keras_gru, suffix: str = "") -> None:
     """
     if torch_gru.num_layers != 1:
         raise ValueError("copy_gru handles one-layer GRUs only")
-    cell = keras_gru.cell
-    if not cell.reset_after:
-        raise ValueError("PyTorch's GRU applies the reset gate after the recurrent "
-                         "matmul: the Keras GRU needs reset_after=True")
 
     def param(name):
         return _numpy(getattr(torch_gru, f"{name}_l0{suffix}"))
 
-    w_ih = gru_gates_torch_to_keras(param("weight_ih"))   # (3H, in), now z,r,h
-    w_hh = gru_gates_torch_to_keras(param("weight_hh"))   # (3H, H)
-    _assign(cell.kernel, w_ih.T)                          # (in, 3H)
-    _assign(cell.recurrent_kernel, w_hh.T)                # (H, 3H)
-    if torch_gru.bias:
-        b_ih = gru_gates_torch_to_keras(param("bias_ih"))  # (3H,)
-        b_hh = gru_gates_torch_to_keras(param("bias_hh"))  # (3H,)
-        _assign(cell.bias, np.stack([b_ih, b_hh]))         # (2, 3H)
+    biases = (param("bias_ih"), param("bias_hh")) if torch_gru.bias else (None, None)
+    _copy_gru_weights(param("weight_ih"), param("weight_hh"), *biases, keras_gru.cell)
+
+
+def copy_gru_cell(torch_cell, keras_cell) -> None:
+    """nn.GRUCell -> keras.layers.GRUCell: the same layout as copy_gru, without ``_l0``."""
+    biases = ((_numpy(torch_cell.bias_ih), _numpy(torch_cell.bias_hh)) if torch_cell.bias
+              else (None, None))
+    _copy_gru_weights(_numpy(torch_cell.weight_ih), _numpy(torch_cell.weight_hh), *biases,
+                      keras_cell)
 
 
 def copy_bidirectional_gru(torch_gru, keras_bidirectional) -> None:
@@ -143,3 +157,33 @@ def copy_seq2seq_torch_to_keras(torch_model, keras_model) -> None:
         raise ValueError("build the Keras model first: call it once on a dummy batch")
     copy_encoder(torch_model.encoder, keras_model.encoder)
     copy_decoder(torch_model.decoder, keras_model.decoder)
+
+
+def copy_attention(torch_attention, keras_attention) -> None:
+    """torch_attention.AdditiveAttention / MultiplicativeAttention -> the Keras twin.
+
+    Both hold dense layers under the same names (W, U, v or W alone).
+    """
+    for name in ("W", "U", "v"):
+        if hasattr(torch_attention, name):
+            copy_dense(getattr(torch_attention, name), getattr(keras_attention, name))
+
+
+def copy_attention_decoder(torch_decoder, keras_decoder) -> None:
+    """torch_attention.AttentionDecoder -> keras_attention.AttentionDecoder."""
+    copy_embedding(torch_decoder.embedding, keras_decoder.embedding)
+    copy_dense(torch_decoder.init_state, keras_decoder.init_state)
+    copy_attention(torch_decoder.attention, keras_decoder.attention)
+    copy_gru_cell(torch_decoder.cell, keras_decoder.cell)
+    copy_dense(torch_decoder.out, keras_decoder.out)
+
+
+def copy_attention_seq2seq_torch_to_keras(torch_model, keras_model) -> None:
+    """Copy every weight of torch_attention.AttentionSeq2Seq into the Keras twin.
+
+    Build the Keras model first (call it once on a dummy batch).
+    """
+    if not keras_model.built or not keras_model.decoder.out.built:
+        raise ValueError("build the Keras model first: call it once on a dummy batch")
+    copy_encoder(torch_model.encoder, keras_model.encoder)
+    copy_attention_decoder(torch_model.decoder, keras_model.decoder)

@@ -36,13 +36,19 @@ def attention_heatmap(weights: np.ndarray, query_tokens: Sequence[str], key_toke
 
 
 def metric_by_length(curves: dict[str, list[dict]], ax=None, ylabel: str = "exact match",
-                     title: str | None = None):
-    """Plot one or more rows-of-bins curves (see evaluation.accuracy_by_length)."""
+                     title: str | None = None, styles: dict[str, dict] | None = None):
+    """Plot one or more rows-of-bins curves (see evaluation.accuracy_by_length).
+
+    ``styles`` maps a curve's name to extra keyword arguments of ``ax.plot``,
+    e.g. ``{"baseline": {"linestyle": "--"}}``.
+    """
     if ax is None:
         _, ax = plt.subplots(figsize=FIGSIZE)
+    styles = styles or {}
     for name, rows in curves.items():
         centers = [(r["low"] + r["high"]) / 2 for r in rows]
-        ax.plot(centers, [r["accuracy"] for r in rows], marker="o", label=name)
+        style = {"marker": "o", **styles.get(name, {})}
+        ax.plot(centers, [r["accuracy"] for r in rows], label=name, **style)
     first = next(iter(curves.values()))
     ax.set_xticks([(r["low"] + r["high"]) / 2 for r in first], labels=[r["bin"] for r in first])
     ax.set_xlabel("source length (tokens)")

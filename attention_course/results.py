@@ -1,0 +1,49 @@
+"""Results that one chapter saves for a later chapter to compare against.
+
+Chapter 1 saves its accuracy-by-length table; chapter 2 draws it next to the
+attention model's, without training chapter 1's model again. The files live in
+``book/results/`` and are committed with the notebooks that write them, so a
+fresh copy of the course has them; re-running a chapter rewrites its file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "book" / "results"
+
+
+def path(name: str) -> Path:
+    return RESULTS_DIR / f"{name}.json"
+
+
+def save(name: str, value) -> Path:
+    """Write ``value`` (JSON-serialisable) to book/results/<name>.json, atomically:
+    a notebook reading the file while another one writes it sees the old or the new
+    version, never half of one."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    target = path(name)
+    handle, temporary = tempfile.mkstemp(dir=RESULTS_DIR, suffix=".tmp")
+    with os.fdopen(handle, "w") as file:
+        json.dump(value, file, indent=1, sort_keys=True)
+        file.write("\n")
+    os.replace(temporary, target)
+    return target
+
+
+def load(name: str):
+    """Read book/results/<name>.json (written by the chapter that produced it)."""
+    if not path(name).exists():
+        raise FileNotFoundError(f"{path(name)} is missing: run the chapter that writes "
+                                f"{name!r} first")
+    return json.loads(path(name).read_text())
+
+
+def update(name: str, entries: dict) -> Path:
+    """Merge ``entries`` into book/results/<name>.json (a dict), keeping other keys:
+    a chapter run with one framework's cells only keeps the other framework's rows."""
+    current = load(name) if path(name).exists() else {}
+    current.update(entries)
+    return save(name, current)
