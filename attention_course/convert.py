@@ -187,3 +187,10 @@ def copy_attention_seq2seq_torch_to_keras(torch_model, keras_model) -> None:
         raise ValueError("build the Keras model first: call it once on a dummy batch")
     copy_encoder(torch_model.encoder, keras_model.encoder)
     copy_attention_decoder(torch_model.decoder, keras_model.decoder)
+
+
+def copy_self_attention(torch_layer, keras_layer) -> None:
+    """torch_self_attention.SelfAttention -> keras_self_attention.SelfAttention
+    (four dense layers with the same names). Build the Keras layer first."""
+    for name in ("query", "key", "value", "output_projection"):
+        copy_dense(getattr(torch_layer, name), getattr(keras_layer, name))
