@@ -152,13 +152,21 @@ class Wrong:
                solution's answer cells (every (old) must occur exactly once);
     scores:    {test cell grade_id: points} for the cells that do not get full marks (every other
                test cell must get full marks);
-    why:       why exactly those cells, in words.
+    why:       why exactly those cells, in words;
+    message:   what the student's feedback must show (the failure message of the test that fails
+               first), or {assignment: message} where the frameworks' messages differ.
+
+    A student name belongs to one chapter: its mutations name that chapter's two assignments.
     """
 
     student: str
     mutations: dict
     scores: dict
     why: str
+    message: typing.Any = ""
+
+    def message_for(self, assignment: str) -> str:
+        return self.message[assignment] if isinstance(self.message, dict) else self.message
 
 
 WRONG = [
@@ -172,7 +180,8 @@ WRONG = [
           {"test_gru_step_hidden": 0},
           "Swapping r and z is invisible with all-zero weights (both gates are 1/2, so the visible "
           "known case h' = h/2 still holds: 1 point), but with random weights it no longer matches "
-          "the library cell (hidden: 0 of 3). No other part uses gru_step."),
+          "the library cell (hidden: 0 of 3). No other part uses gru_step.",
+          message="gru_step differs from"),
     Wrong("library_gru_cell",
           {"01-rnn-bottleneck-pytorch": {"gru_step": [
               ("    i_r, i_z, i_n = (x @ weight_ih.T + bias_ih).chunk(3, dim=-1)",
@@ -192,7 +201,8 @@ WRONG = [
           {"test_gru_step_hidden": 0},
           "Calling the library cell with the given weights gets the values right (visible: 1 point), "
           "but part 1 asks for the formulas: the hidden test makes the library GRU refuse to run "
-          "(0 of 3)."),
+          "(0 of 3).",
+          message="gru_step called the library GRU"),
     Wrong("padding_ignored",
           {"01-rnn-bottleneck-pytorch": {"encoder_summary": [
               ("packed = pack_padded_sequence(embedding(src), lengths, batch_first=True, enforce_sorted=False)",
@@ -202,7 +212,8 @@ WRONG = [
           {"test_encoder_summary_hidden": 0},
           "Running the GRU over the padded batch is right for a row without padding, which is all "
           "the visible test checks in values (1 point); the padded rows and the appended-padding "
-          "check fail (hidden: 0 of 3)."),
+          "check fail (hidden: 0 of 3).",
+          message="differs from running the GRU on that row alone, without padding"),
     Wrong("free_running",
           {"01-rnn-bottleneck-pytorch": {"decoder": [
               ("    for t in range(tgt_in.shape[1]):\n"
@@ -221,7 +232,8 @@ WRONG = [
           {"test_teacher_forcing_hidden": 0},
           "Feeding back its own predictions instead of the gold tokens: the shapes and step 0 (which "
           "reads <bos> either way) are right, so the visible test passes, and decoder_step itself is "
-          "right (2 points); only the teacher-forcing test fails (0 of 1)."),
+          "right (2 points); only the teacher-forcing test fails (0 of 1).",
+          message="with teacher forcing step t reads the gold token"),
     Wrong("greedy_off_by_one",
           {"01-rnn-bottleneck-pytorch": {"greedy_decode": [
               ("        logits, state = step(token, state)\n"
@@ -240,7 +252,8 @@ WRONG = [
           {"test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
           "Writing the token fed in (starting with <bos>) instead of the one predicted shifts every "
           "row by one step: the visible script already shows it (0 of 1), and so do the hidden "
-          "ones (0 of 3)."),
+          "ones (0 of 3).",
+          message="column t holds the token predicted at step t"),
     Wrong("greedy_never_stops",
           {"01-rnn-bottleneck-pytorch": {"greedy_decode": [
               ("        ids[:, t] = torch.where(done, torch.full_like(token, PAD_ID), token)\n",
@@ -251,15 +264,335 @@ WRONG = [
               ("        if done.all():\n            break\n", "")]}},
           {"test_greedy_decode_hidden": 0},
           "Ignoring <eos> is invisible when every row ends exactly at max_len, as in the visible "
-          "script (1 point); the hidden scripts keep talking after <eos> and end early (0 of 3)."),
+          "script (1 point); the hidden scripts keep talking after <eos> and end early (0 of 3).",
+          message="a row that has produced <eos> must be PAD_ID from then on"),
     Wrong("parts_1_2_only",
           {"01-rnn-bottleneck-pytorch": {"decoder": BLANK, "greedy_decode": BLANK},
            "01-rnn-bottleneck-keras": {"decoder": BLANK, "greedy_decode": BLANK}},
           {"test_decoder_visible": 0, "test_decoder_step_hidden": 0, "test_teacher_forcing_hidden": 0,
            "test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
           "Parts 3 and 4 left as released: their four test cells score 0, and parts 1 and 2 keep "
-          "their 8 points (the parts are graded independently)."),
+          "their 8 points (the parts are graded independently).",
+          message="NotImplementedError"),
+    # ---- assignment 2: Bahdanau attention
+    Wrong("scores_squeeze_all",
+          {"02-bahdanau-attention-pytorch": {"additive_scores": [
+              ("v(torch.tanh(projected)).squeeze(-1)", "v(torch.tanh(projected)).squeeze()")]},
+           "02-bahdanau-attention-keras": {"additive_scores": [
+              ("ops.squeeze(v(ops.tanh(projected)), axis=-1)", "ops.squeeze(v(ops.tanh(projected)))")]}},
+          {"test_additive_scores_hidden": 0},
+          "Squeezing every axis of length 1 instead of the last one is right for the visible sizes "
+          "(B = 2, S = 3: 1 point), but drops the batch axis when B = 1 and the position axis when "
+          "S = 1 (hidden: 0 of 3). Parts 3 and 4 use stand-ins or reference versions of it: 13.",
+          message="expected scores of shape (B, S) = (1, 7)"),
+    Wrong("softmax_ignores_mask",
+          {"02-bahdanau-attention-pytorch": {"masked_softmax": [
+              ('    scores = scores.masked_fill(~mask, float("-inf"))   '
+               "# padding can never get weight, whatever its score\n", "")]},
+           "02-bahdanau-attention-keras": {"masked_softmax": [
+              ('    scores = ops.where(mask, scores, float("-inf"))     '
+               "# padding can never get weight, whatever its score\n", "")]}},
+          {"test_masked_softmax_visible": 0, "test_masked_softmax_hidden": 0,
+           "test_masked_softmax_large_scores_hidden": 0},
+          "A plain softmax over every position gives padding weight: the visible small case shows it "
+          "(0 of 1), and so do both hidden tests (0 of 3). Parts 3 and 4 use stand-ins or reference "
+          "versions of masked_softmax, so they keep their points: 12.",
+          message="must get weight exactly 0"),
+    Wrong("renormalized_after_softmax",
+          {"02-bahdanau-attention-pytorch": {"masked_softmax": [
+              ('    scores = scores.masked_fill(~mask, float("-inf"))   '
+               "# padding can never get weight, whatever its score\n"
+               "    return torch.softmax(scores, dim=-1)                # (subtracts each row's maximum: no overflow)\n",
+               "    weights = torch.softmax(scores, dim=-1) * mask      # softmax first, then drop the padding\n"
+               "    return weights / weights.sum(dim=-1, keepdim=True)\n")]},
+           "02-bahdanau-attention-keras": {"masked_softmax": [
+              ('    scores = ops.where(mask, scores, float("-inf"))     '
+               "# padding can never get weight, whatever its score\n"
+               "    return ops.softmax(scores, axis=-1)                 # (subtracts each row's maximum: no overflow)\n",
+               '    weights = ops.softmax(scores, axis=-1) * ops.cast(mask, "float32")   # softmax first, then drop the padding\n'
+               "    return weights / ops.sum(weights, axis=-1, keepdims=True)\n")]}},
+          {"test_masked_softmax_large_scores_hidden": 0},
+          "A softmax over every position, then zeroing the padding and renormalising, is the same "
+          "function for ordinary scores (visible and first hidden test: 3 points); but when a padded "
+          "position scores 1e4, every real weight underflows to 0 and the row becomes 0/0 = NaN "
+          "(large scores: 0 of 1): 15.",
+          message="masked_softmax returned NaN or inf"),
+    Wrong("context_mean",
+          {"02-bahdanau-attention-pytorch": {"context_and_attention": [
+              ("(weights.unsqueeze(-1) * keys).sum(dim=1)", "(weights.unsqueeze(-1) * keys).mean(dim=1)")]},
+           "02-bahdanau-attention-keras": {"context_and_attention": [
+              ("ops.sum(ops.expand_dims(weights, -1) * keys, axis=1)",
+               "ops.mean(ops.expand_dims(weights, -1) * keys, axis=1)")]}},
+          {"test_context_visible": 0, "test_context_vector_hidden": 0},
+          "Averaging the weighted states over the S positions instead of adding them divides the "
+          "context by S: the visible by-hand cases show it (0 of 1), the hidden test too (0 of 2); "
+          "additive_attention is checked with a reference context_vector and keeps its point: 13.",
+          message="the context of row 0 should be keys[0, 1]"),
+    Wrong("gru_reads_context_first",
+          {"02-bahdanau-attention-pytorch": {"decoder_step": [
+              ("cell(torch.cat([x, context], dim=-1), state)", "cell(torch.cat([context, x], dim=-1), state)")]},
+           "02-bahdanau-attention-keras": {"decoder_step": [
+              ("cell(ops.concatenate([x, context], axis=-1), state)",
+               "cell(ops.concatenate([context, x], axis=-1), state)")]}},
+          {"test_decoder_step_hidden": 0},
+          "[c_t; x] has the width that the GRU expects, so the visible test (shapes, the query, the "
+          "weights) passes (1 point); with fixed weights the new state and the logits differ from the "
+          "reference step (hidden: 0 of 3): 13.",
+          message="the new state differs from the reference"),
+    Wrong("logits_from_state_only",
+          {"02-bahdanau-attention-pytorch": {"decoder_step": [
+              ("out(torch.cat([state, context], dim=-1))", "out(state)")]},
+           "02-bahdanau-attention-keras": {"decoder_step": [
+              ("out(ops.concatenate([state, context], axis=-1))", "out(state)")]}},
+          {"test_decoder_step_visible": 0, "test_decoder_step_hidden": 0},
+          "The output layer reads H + K numbers; given the state alone it fails with a shape error, "
+          "in the visible test already (0 of 1) and in the hidden one (0 of 3): 12.",
+          message={"02-bahdanau-attention-pytorch": "mat1 and mat2 shapes cannot be multiplied",
+                   "02-bahdanau-attention-keras": "expected axis -1 of input shape to have value"}),
+    Wrong("parts_3_4_only",
+          {"02-bahdanau-attention-pytorch": {"additive_scores": BLANK, "masked_softmax": BLANK},
+           "02-bahdanau-attention-keras": {"additive_scores": BLANK, "masked_softmax": BLANK}},
+          {"test_additive_scores_visible": 0, "test_additive_scores_hidden": 0, "test_masked_softmax_visible": 0,
+           "test_masked_softmax_hidden": 0, "test_masked_softmax_large_scores_hidden": 0},
+          "Parts 1 and 2 left as released: their five test cells score 0; parts 3 and 4 keep their 8 "
+          "points, because their tests use stand-ins or reference versions of parts 1 and 2.",
+          message="NotImplementedError"),
+    # ---- assignment 3: self-attention
+    Wrong("no_scaling",
+          {"03-self-attention-pytorch": {"scaled_dot_product_attention": [
+              ("q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])", "q @ k.transpose(-2, -1)")]},
+           "03-self-attention-keras": {"scaled_dot_product_attention": [
+              ("ops.matmul(q, ops.swapaxes(k, -1, -2)) / math.sqrt(ops.shape(q)[-1])",
+               "ops.matmul(q, ops.swapaxes(k, -1, -2))")]}},
+          {"test_attention_visible": 0, "test_attention_hidden": 0},
+          "Scores not divided by sqrt(d_k): part 1's case by hand, batched, gives [0.9, 0.1] instead of "
+          "[0.75, 0.25] (visible: 0 of 1) and the hidden values differ (0 of 2); the masking test checks "
+          "only exact zeros, finiteness, sums and weights times v, which still hold (1 point): 13.",
+          message="in the case worked out by hand"),
+    Wrong("scale_by_dk",
+          {"03-self-attention-pytorch": {"np_scaled_dot_product_attention": [
+              ("Q @ K.T / np.sqrt(K.shape[-1])", "Q @ K.T / K.shape[-1]")]},
+           "03-self-attention-keras": {"np_scaled_dot_product_attention": [
+              ("Q @ K.T / np.sqrt(K.shape[-1])", "Q @ K.T / K.shape[-1]")]}},
+          {"test_np_attention_visible": 0, "test_np_attention_hidden": 0},
+          "The NumPy warm-up divides by d_k instead of sqrt(d_k): the case by hand shows it (visible: 0 "
+          "of 1), and so do the hidden values (0 of 2); the large-scores test checks only finiteness, "
+          "exact zeros, sums and weights times V, which still hold (1 point): 13.",
+          message="in the case worked out by hand"),
+    Wrong("softmax_over_queries",
+          {"03-self-attention-pytorch": {"scaled_dot_product_attention": [
+              ("torch.softmax(scores, dim=-1)                     # over the keys (subtracts each row's maximum)",
+               "torch.softmax(scores, dim=1)                      # normalised over the sequence")]},
+           "03-self-attention-keras": {"scaled_dot_product_attention": [
+              ("ops.softmax(scores, axis=-1)                  # over the keys (subtracts each row's maximum)",
+               "ops.softmax(scores, axis=1)                   # normalised over the sequence")]}},
+          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0},
+          "A softmax over the query axis of (B, L, S) makes each key's weights sum to 1 instead of each "
+          "query's: every part-2 test checks the sums (0 of 4); part 4 uses a reference attention: 12.",
+          message="the weights of each query must sum to 1 over the keys"),
+    Wrong("mask_inverted",
+          {"03-self-attention-pytorch": {"scaled_dot_product_attention": [
+              ('scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill(mask, float("-inf"))')]},
+           "03-self-attention-keras": {"scaled_dot_product_attention": [
+              ('ops.where(mask, scores, float("-inf"))', 'ops.where(mask, float("-inf"), scores)')]}},
+          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0},
+          "Blocking where the mask is True (nn.MultiheadAttention's convention, not the course's): "
+          "attention without a mask is right, but the visible mask case gives weight to blocked keys "
+          "(0 of 1), and the hidden masked cases fail (0 of 3); part 4 uses a reference attention: 12.",
+          message="blocked positions (mask False) must get weight exactly 0"),
+    Wrong("causal_upper",
+          {"03-self-attention-pytorch": {"masks": [
+              ("torch.tril(torch.ones(length, length, dtype=torch.bool))",
+               "torch.triu(torch.ones(length, length, dtype=torch.bool))")]},
+           "03-self-attention-keras": {"masks": [
+              ("ops.expand_dims(positions, 0) <= ops.expand_dims(positions, 1)",
+               "ops.expand_dims(positions, 0) >= ops.expand_dims(positions, 1)")]}},
+          {"test_masks_visible": 0, "test_causal_mask_hidden": 0},
+          "The causal mask transposed (True on and above the diagonal: each position looks at the "
+          "future): the visible causal_mask(3) shows it (0 of 1), the hidden causal test too (0 of 1); "
+          "the hidden padding test combines with a reference causal mask (1 point): 14.",
+          message="causal_mask(3) should let position i attend to the positions j <= i only"),
+    Wrong("padding_mask_column",
+          {"03-self-attention-pytorch": {"masks": [
+              ("(tokens != pad_id).unsqueeze(1)", "(tokens != pad_id).unsqueeze(-1)")]},
+           "03-self-attention-keras": {"masks": [
+              ("ops.expand_dims(ops.not_equal(tokens, pad_id), 1)",
+               "ops.expand_dims(ops.not_equal(tokens, pad_id), -1)")]}},
+          {"test_masks_visible": 0, "test_padding_mask_hidden": 0},
+          "A padding mask of shape (B, S, 1) (it would block queries, not keys): the visible shape check "
+          "shows it (0 of 1), the hidden padding test too (0 of 1); causal_mask is right (1 point): 14.",
+          message="expected a mask of shape (B, 1, S) = (2, 1, 5), got (2, 5, 1)"),
+    Wrong("library_attention",
+          {"03-self-attention-pytorch": {"scaled_dot_product_attention": [
+              ("    return weights @ v, weights\n",
+               "    return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask), weights\n")]},
+           "03-self-attention-keras": {"scaled_dot_product_attention": [
+              ("    return ops.matmul(weights, v), weights\n",
+               "    fused = ops.dot_product_attention(ops.expand_dims(q, 2), ops.expand_dims(k, 2), ops.expand_dims(v, 2),\n"
+               "                                      mask=None if mask is None else ops.expand_dims(mask, -3))\n"
+               "    return fused[:, :, 0], weights\n")]}},
+          {"test_attention_hidden": 0, "test_attention_masking_hidden": 0},
+          "The output comes from the library's fused attention (the weights by hand): the values are "
+          "right (visible: 1 point), but part 2 asks for the computation, and both hidden part-2 tests "
+          "make the library's attention refuse to run (0 of 3): 13.",
+          message="called the library's attention"),
+    Wrong("no_output_projection",
+          {"03-self-attention-pytorch": {"self_attention": [
+              ("        return self.output_projection(context), weights\n", "        return context, weights\n")]},
+           "03-self-attention-keras": {"self_attention": [
+              ("        return self.output_projection(context), weights\n", "        return context, weights\n")]}},
+          {"test_self_attention_visible": 0, "test_self_attention_hidden": 0},
+          "The layer returns the attention's output without the output projection: shape (B, L, d_k) "
+          "instead of (B, L, d_model), in the visible test (0 of 1) and the hidden values (0 of 2); the "
+          "causal and padding properties hold all the same (2 points): 13.",
+          message="expected an output of shape (B, L, d_model)"),
+    Wrong("parts_1_4_only",
+          {"03-self-attention-pytorch": {"scaled_dot_product_attention": BLANK, "masks": BLANK},
+           "03-self-attention-keras": {"scaled_dot_product_attention": BLANK, "masks": BLANK}},
+          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
+           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0},
+          "Parts 2 and 3 left as released: their six test cells score 0; part 4's layer, which needs "
+          "scaled_dot_product_attention, keeps its 5 points because its tests swap in stand-ins or a "
+          "reference version, and the NumPy warm-up keeps its 4: 9.",
+          message="NotImplementedError"),
 ]
+
+
+# ---- assignment 4: multi-head attention (kept apart from the list above so that chapters can be
+# edited side by side)
+_A4_PT, _A4_KERAS = "04-multi-head-attention-pytorch", "04-multi-head-attention-keras"
+_A4_LOOP = {
+    _A4_PT: ("        q = split_heads(self.query(query_input), self.num_heads)       # (B, h, L, d_head)\n"
+             "        k = split_heads(self.key(key_value_input), self.num_heads)     # (B, h, S, d_head)\n"
+             "        v = split_heads(self.value(key_value_input), self.num_heads)   # (B, h, S, d_head)\n"
+             "        if attention_mask is not None:                         # (B, L, S), (B, 1, S) or (L, S)\n"
+             "            attention_mask = attention_mask.unsqueeze(-3)      # a head axis: the same for every head\n"
+             "        attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)   # all heads at once\n"
+             "        return self.output_projection(merge_heads(attended)), weights  # (B, L, d_model), (B, h, L, S)\n",
+             "torch.cat(heads, dim=-1)", "torch.stack(weights, dim=1)"),
+    _A4_KERAS: ("        q = split_heads(self.query(query_input), self.num_heads)       # (B, h, L, d_head)\n"
+                "        k = split_heads(self.key(key_value_input), self.num_heads)     # (B, h, S, d_head)\n"
+                "        v = split_heads(self.value(key_value_input), self.num_heads)   # (B, h, S, d_head)\n"
+                "        if attention_mask is not None:                     # (B, L, S), (B, 1, S) or (L, S)\n"
+                "            attention_mask = ops.expand_dims(attention_mask, -3)   # a head axis: the same for every head\n"
+                "        attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)   # all heads at once\n"
+                "        return self.output_projection(merge_heads(attended)), weights  # (B, L, d_model), (B, h, L, S)\n",
+                "ops.concatenate(heads, axis=-1)", "ops.stack(weights, axis=1)"),
+}
+
+
+def _a4_per_head_loop(assignment):
+    """The layer's forward pass as the definition reads: one head at a time, in a Python loop."""
+    old, cat, stack = _A4_LOOP[assignment]
+    return [(old,
+             "        q, k, v = self.query(query_input), self.key(key_value_input), self.value(key_value_input)\n"
+             "        d_head = q.shape[-1] // self.num_heads\n"
+             "        heads, weights = [], []\n"
+             "        for i in range(self.num_heads):                        # one head at a time, as in the definition\n"
+             "            cols = slice(i * d_head, (i + 1) * d_head)\n"
+             "            head, head_weights = scaled_dot_product_attention(q[..., cols], k[..., cols], v[..., cols],\n"
+             "                                                              attention_mask)\n"
+             "            heads.append(head)\n"
+             "            weights.append(head_weights)\n"
+             f"        return self.output_projection({cat}), {stack}\n")]
+
+
+WRONG += [
+    Wrong("split_no_transpose",
+          {_A4_PT: {"split_and_merge": [
+              ("    x = x.reshape(batch, length, num_heads, d_model // num_heads)   # (B, L, h, d_head): head i's columns\n"
+               "    return x.transpose(1, 2)                                        # (B, h, L, d_head): heads before positions\n",
+               "    return x.reshape(batch, num_heads, length, d_model // num_heads)   # straight to (B, h, L, d_head)\n")]},
+           _A4_KERAS: {"split_and_merge": [
+              ("    x = ops.reshape(x, (batch, length, num_heads, d_model // num_heads))   # (B, L, h, d_head)\n"
+               "    return ops.transpose(x, (0, 2, 1, 3))                                   # (B, h, L, d_head)\n",
+               "    return ops.reshape(x, (batch, num_heads, length, d_model // num_heads))   # straight to (B, h, L, d_head)\n")]}},
+          {"test_split_merge_visible": 0, "test_split_heads_hidden": 0},
+          "Reshaping straight to (B, h, L, d_head) gives the right shape and scrambled heads: the visible "
+          "check of which columns head i holds shows it (0 of 1), the hidden split test too (0 of 2); "
+          "merge_heads is checked on its own (1 point), and parts 2 to 5 use a reference split: 13.",
+          message="head i holds the columns i*d_head:(i+1)*d_head of every position"),
+    Wrong("merge_no_transpose",
+          {_A4_PT: {"split_and_merge": [
+              ("    x = x.transpose(1, 2)                                           # (B, L, h, d_head)\n"
+               "    batch, length, num_heads, d_head = x.shape\n",
+               "    batch, num_heads, length, d_head = x.shape\n")]},
+           _A4_KERAS: {"split_and_merge": [
+              ("    x = ops.transpose(x, (0, 2, 1, 3))                                      # (B, L, h, d_head)\n"
+               "    batch, length, num_heads, d_head = ops.shape(x)\n",
+               "    batch, num_heads, length, d_head = ops.shape(x)\n")]}},
+          {"test_split_merge_visible": 0, "test_merge_heads_hidden": 0},
+          "Merging with a reshape alone, without moving the heads back behind the positions, mixes "
+          "positions: the visible merge check shows it (0 of 1), the hidden merge test too (0 of 1); "
+          "split_heads keeps its 2 hidden points, and parts 2 to 5 use a reference merge: 14.",
+          message="merge_heads puts head i's vector of each position back"),
+    Wrong("mask_not_per_head",
+          {_A4_PT: {"multi_head_attention": [
+              ("        if attention_mask is not None:                         # (B, L, S), (B, 1, S) or (L, S)\n"
+               "            attention_mask = attention_mask.unsqueeze(-3)      # a head axis: the same for every head\n",
+               "")]},
+           _A4_KERAS: {"multi_head_attention": [
+              ("        if attention_mask is not None:                     # (B, L, S), (B, 1, S) or (L, S)\n"
+               "            attention_mask = ops.expand_dims(attention_mask, -3)   # a head axis: the same for every head\n",
+               "")]}},
+          {"test_masks_visible": 0, "test_masks_hidden": 0, "test_cross_attention_padding_hidden": 0},
+          "Without a head axis, a (B, 1, S) or (B, L, S) mask lines its batch axis up with the heads: an "
+          "error when B differs from h (the visible mask test, 0 of 1), wrong weights when B = h (the "
+          "hidden mask test, 0 of 2, and the padded cross-attention test, 0 of 1); (L, S) masks and the "
+          "unmasked tests are right: 12.",
+          message="with a padding mask of shape (B, 1, S) = (2, 1, 5) the layer raised"),
+    Wrong("mask_head_axis_1",
+          {_A4_PT: {"multi_head_attention": [("attention_mask.unsqueeze(-3)", "attention_mask.unsqueeze(1)")]},
+           _A4_KERAS: {"multi_head_attention": [("ops.expand_dims(attention_mask, -3)",
+                                                 "ops.expand_dims(attention_mask, 1)")]}},
+          {"test_masks_hidden": 0},
+          "The head axis added at position 1 instead of -3 is the same for (B, L, S) and (B, 1, S) masks, "
+          "all that the visible tests and the cross-attention tests use; a causal (L, S) mask becomes "
+          "(L, 1, S) and no longer broadcasts over (B, h, L, S) (hidden mask test: 0 of 2): 14.",
+          message="with a causal (L, S) mask of shape (4, 4)"),
+    Wrong("loop_over_heads",
+          {_A4_PT: {"multi_head_attention": _a4_per_head_loop(_A4_PT)},
+           _A4_KERAS: {"multi_head_attention": _a4_per_head_loop(_A4_KERAS)}},
+          {"test_batched_visible": 0, "test_batched_hidden": 0},
+          "The definition's loop over the heads, each head attending on its own columns: every value is "
+          "right (parts 2 to 4: 10 points), but one forward pass runs its operations once per head, "
+          "which both part-5 tests count (0 of 2): 14.",
+          message="so your layer does some work once per head"),
+    Wrong("cross_uses_query",
+          {_A4_PT: {"multi_head_attention": [("self.key(key_value_input)", "self.key(query_input)"),
+                                             ("self.value(key_value_input)", "self.value(query_input)")]},
+           _A4_KERAS: {"multi_head_attention": [("self.key(key_value_input)", "self.key(query_input)"),
+                                                ("self.value(key_value_input)", "self.value(query_input)")]}},
+          {"test_cross_attention_visible": 0, "test_cross_attention_hidden": 0,
+           "test_cross_attention_padding_hidden": 0},
+          "Keys and values projected from query_input: self-attention is right (parts 2, 3 and 5: 10 "
+          "points), but cross-attention attends over the L queries instead of the S source positions: "
+          "(B, h, L, L) weights, in the visible test (0 of 1) and both hidden ones (0 of 2): 13.",
+          message="expected weights of shape (B, h, L, S) = (2, 2, 3, 6), got (2, 2, 3, 3)"),
+    Wrong("output_projection_skipped",
+          {assignment: {"multi_head_attention": [
+              ("        return self.output_projection(merge_heads(attended)), weights  # (B, L, d_model), (B, h, L, S)",
+               "        return merge_heads(attended), weights                  # (B, L, d_model), (B, h, L, S)")]}
+           for assignment in (_A4_PT, _A4_KERAS)},
+          {"test_layer_visible": 0, "test_layer_hidden": 0},
+          "The merged heads returned without W_O: the shapes are right ((B, L, d_model) either way), but "
+          "the visible case by hand (W_O = 0, bias b) shows it (0 of 1), and the hidden comparison with "
+          "the library (0 of 3); the mask and cross-attention tests load the identity as W_O, so they "
+          "check the attention alone and pass (8 points), and so does part 5: 12.",
+          message="with the output projection's weight 0 and bias b, every output vector should be b"),
+    Wrong("split_merge_only",
+          {_A4_PT: {"multi_head_attention": BLANK}, _A4_KERAS: {"multi_head_attention": BLANK}},
+          {"test_layer_visible": 0, "test_layer_hidden": 0, "test_masks_visible": 0, "test_masks_hidden": 0,
+           "test_cross_attention_visible": 0, "test_cross_attention_hidden": 0,
+           "test_cross_attention_padding_hidden": 0, "test_batched_visible": 0, "test_batched_hidden": 0},
+          "Only part 1 done, the layer left as released: the nine test cells of parts 2 to 5 score 0, "
+          "and part 1 keeps its 4 points.",
+          message="NotImplementedError"),
+]
+
+def wrongs_for(assignment: str) -> list[Wrong]:
+    """The wrong submissions of one assignment."""
+    return [wrong for wrong in WRONG if assignment in wrong.mutations]
 
 
 def _student_code(solution_source: str) -> str:
@@ -274,7 +607,7 @@ def make_submission(assignment: str, student: str) -> nbformat.NotebookNode:
     solution = nbformat.read(REPO / "solutions" / assignment / f"{assignment}.ipynb", as_version=4)
     answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in solution.cells
                if cell.metadata.get("nbgrader", {}).get("solution")}
-    mutations = next(wrong for wrong in WRONG if wrong.student == student).mutations[assignment]
+    mutations = next(wrong for wrong in wrongs_for(assignment) if wrong.student == student).mutations[assignment]
     notebook = copy.deepcopy(release)
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -816,10 +1149,15 @@ class GradingRoundTrip:
     def submissions(cls) -> dict[str, Path]:
         """student -> notebook: the solution, the unmodified exercise, the known-wrong ones."""
         found = {SOLUTION: cls.source_notebook(), BLANK_STUDENT: cls.release_notebook()}
-        for wrong in WRONG:
-            if cls.assignment in wrong.mutations:
-                found[wrong.student] = submission_path(cls.assignment, wrong.student)
+        for wrong in wrongs_for(cls.assignment):
+            found[wrong.student] = submission_path(cls.assignment, wrong.student)
         return found
+
+    def pytest_generate_tests(self, metafunc):
+        """`wrong` runs over this assignment's wrong submissions (pytest calls this hook on the class)."""
+        if "wrong" in metafunc.fixturenames:
+            wrongs = wrongs_for(self.assignment)
+            metafunc.parametrize("wrong", wrongs, ids=[wrong.student for wrong in wrongs])
 
     @pytest.fixture(scope="class")
     @classmethod
@@ -857,7 +1195,6 @@ class GradingRoundTrip:
         scores = graded.course.scores(self.assignment, BLANK_STUDENT)
         assert scores == {name: 0.0 for name in graded.course.max_scores(self.assignment)}
 
-    @pytest.mark.parametrize("wrong", WRONG, ids=[w.student for w in WRONG])
     def test_wrong_submission_gets_its_partial_score(self, graded, wrong):
         maximum = graded.course.max_scores(self.assignment)
         assert set(wrong.scores) <= set(maximum), f"unknown cells in the expectation: {set(wrong.scores) - set(maximum)}"
@@ -882,13 +1219,8 @@ class GradingRoundTrip:
             leaked = [line for line in hidden if line in text]
             assert not leaked, f"{student}: hidden-test code in the feedback: {leaked[:3]}"
         # Failures are shown with the tests' messages; passing cells are not.
-        messages = {"wrong_gate_order": "gru_step differs from",
-                    "library_gru_cell": "gru_step called the library GRU",
-                    "padding_ignored": "differs from running the GRU on that row alone, without padding",
-                    "free_running": "with teacher forcing step t reads the gold token",
-                    "greedy_never_stops": "a row that has produced <eos> must be PAD_ID from then on",
-                    "greedy_off_by_one": "column t holds the token predicted at step t",
-                    BLANK_STUDENT: "NotImplementedError"}
+        messages = {wrong.student: wrong.message_for(self.assignment) for wrong in wrongs_for(self.assignment)}
+        messages[BLANK_STUDENT] = "NotImplementedError"
         for student, message in messages.items():
             assert message in visible_text(graded.course.feedback_html(self.assignment, student)), (
                 f"{student}: the feedback does not show the failure message {message!r}")
@@ -899,7 +1231,7 @@ class GradingRoundTrip:
     def test_export_writes_the_totals(self, graded):
         maximum = sum(graded.course.max_scores(self.assignment).values())
         expected = {SOLUTION: maximum, BLANK_STUDENT: 0.0}
-        for wrong in WRONG:
+        for wrong in wrongs_for(self.assignment):
             lost = sum(graded.course.max_scores(self.assignment)[name] - score
                        for name, score in wrong.scores.items())
             expected[wrong.student] = maximum - lost
@@ -927,7 +1259,7 @@ class GradingRoundTrip:
 
     # ------------------------------------------------------------ fixtures
     def test_submission_fixtures_are_up_to_date(self):
-        for wrong in WRONG:
+        for wrong in wrongs_for(self.assignment):
             committed = nbformat.read(submission_path(self.assignment, wrong.student), as_version=4)
             fresh = make_submission(self.assignment, wrong.student)
             assert json.dumps(committed, sort_keys=True) == json.dumps(fresh, sort_keys=True), (

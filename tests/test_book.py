@@ -58,6 +58,12 @@ REFERENCE_KEYS = [
 ASSIGNMENT_NOTEBOOKS = [
     "exercises/01-rnn-bottleneck-keras/01-rnn-bottleneck-keras.ipynb",
     "exercises/01-rnn-bottleneck-pytorch/01-rnn-bottleneck-pytorch.ipynb",
+    "exercises/02-bahdanau-attention-keras/02-bahdanau-attention-keras.ipynb",
+    "exercises/02-bahdanau-attention-pytorch/02-bahdanau-attention-pytorch.ipynb",
+    "exercises/03-self-attention-keras/03-self-attention-keras.ipynb",
+    "exercises/03-self-attention-pytorch/03-self-attention-pytorch.ipynb",
+    "exercises/04-multi-head-attention-keras/04-multi-head-attention-keras.ipynb",
+    "exercises/04-multi-head-attention-pytorch/04-multi-head-attention-pytorch.ipynb",
 ]
 
 CHROMIUM = "/usr/bin/chromium"

@@ -212,7 +212,9 @@ def test_sandbox_tools_are_installed():
     assert not missing, f"autograding needs {missing}: apt-get install bubblewrap (util-linux, coreutils)"
 
 
-@pytest.mark.parametrize("assignment", [PT, KERAS])
+@pytest.mark.parametrize("assignment", [PT, KERAS, "02-bahdanau-attention-pytorch", "02-bahdanau-attention-keras",
+                                        "03-self-attention-pytorch", "03-self-attention-keras",
+                                        "04-multi-head-attention-pytorch", "04-multi-head-attention-keras"])
 def test_every_test_cell_reports_what_it_checks(assignment):
     """Every test cell of a source notebook must report (``_observe``, in a hidden region) the
     values it checks: the out-of-kernel check (attention_course/grading/verify.py) only covers
