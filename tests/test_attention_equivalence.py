@@ -19,29 +19,18 @@ from attention_course import convert  # first: quiet TensorFlow, Keras on Tensor
 from attention_course.data import BOS_ID, PAD_ID
 
 import keras  # noqa: E402
+from random_batches import seq2seq_batch  # noqa: E402
 import torch  # noqa: E402
 from attention_course import keras_attention, torch_attention  # noqa: E402
 
 SRC_VOCAB, TGT_VOCAB, EMBED, HIDDEN = 13, 9, 6, 7   # all different, so a mixed-up axis fails
 ATOL = 1e-5
-LENGTHS = [5, 2, 1, 4]                              # unsorted, one full row, one single token
 SCORES = ["additive", "multiplicative"]
-
-
-def right_padded(lengths, width, vocab, rng):
-    """Random real ids (never PAD) followed by PAD up to width."""
-    ids = rng.integers(PAD_ID + 1, vocab, size=(len(lengths), width))
-    ids[np.arange(width) >= np.array(lengths)[:, None]] = PAD_ID
-    return ids
 
 
 @pytest.fixture(scope="module")
 def batch():
-    rng = np.random.default_rng(0)
-    src = right_padded(LENGTHS, max(LENGTHS), SRC_VOCAB, rng)
-    tgt_in = right_padded([6, 3, 1, 5], 6, TGT_VOCAB, rng)
-    tgt_in[:, 0] = BOS_ID
-    return src, tgt_in
+    return seq2seq_batch(SRC_VOCAB, TGT_VOCAB)
 
 
 def random_torch_model(score, seed=0):
