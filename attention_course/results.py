@@ -41,9 +41,12 @@ def load(name: str):
     return json.loads(path(name).read_text())
 
 
-def update(name: str, entries: dict) -> Path:
+def update(name: str, entries: dict) -> None:
     """Merge ``entries`` into book/results/<name>.json (a dict), keeping other keys:
-    a chapter run with one framework's cells only keeps the other framework's rows."""
+    a chapter run with one framework's cells only keeps the other framework's rows.
+
+    Returns nothing, so that a notebook cell ending with this call shows no output
+    (a path would differ from one machine to the next and break the notebook tests)."""
     current = load(name) if path(name).exists() else {}
     current.update(entries)
-    return save(name, current)
+    save(name, current)
