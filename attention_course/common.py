@@ -67,3 +67,20 @@ def set_threads(n: int | None = None) -> int:
     except (ImportError, RuntimeError):  # RuntimeError: TF already initialised
         pass
     return n
+
+
+def learning_rates(steps: int, lr: float = 3e-3, final_lr_fraction: float = 0.05,
+                   warmup_steps: int = 0) -> np.ndarray:
+    """The learning rate of every training step (both frameworks' loops use this table).
+
+    A linear warm-up from lr / warmup_steps to lr over the first warmup_steps
+    steps, then a cosine decay from lr to final_lr_fraction * lr:
+    lr * (f + (1 - f) * (1 + cos(pi * progress)) / 2), progress going from 0 to 1.
+    Without warm-up this is keras.optimizers.schedules.CosineDecay(lr, steps, alpha=f).
+    """
+    step = np.arange(steps, dtype=np.float64)
+    decay_steps = max(steps - warmup_steps, 1)
+    progress = np.clip((step - warmup_steps) / decay_steps, 0.0, 1.0)
+    cosine = final_lr_fraction + (1 - final_lr_fraction) * 0.5 * (1 + np.cos(np.pi * progress))
+    warmup = (step + 1) / max(warmup_steps, 1)
+    return lr * np.where(step < warmup_steps, warmup, cosine)

@@ -7,9 +7,9 @@ from attention_course.data import BOS_ID, PAD_ID
 from attention_course.keras_seq2seq import Encoder, embedding
 
 
-def masked_softmax(scores, mask):                      # (B, S); mask True = real token
+def masked_softmax(scores, attention_mask):    # (B, S); True = real token
     """Softmax over the source positions with exactly zero weight on padding."""
-    scores = ops.where(mask, scores, float("-inf"))    # exp(-inf) = 0
+    scores = ops.where(attention_mask, scores, float("-inf"))    # exp(-inf) = 0
     return ops.softmax(scores, axis=-1)
 
 
@@ -19,81 +19,92 @@ class Attention(layers.Layer):
     def prepare(self, keys):                           # what depends on the keys only
         return keys
 
-    def call(self, query, keys, mask, prepared=None):  # (B, Q), (B, S, K), (B, S)
+    def call(self, query, keys, attention_mask, prepared=None):  # (B,d_q), (B,S,d_k), (B,S)
         if prepared is None:
             prepared = self.prepare(keys)
-        weights = masked_softmax(self.score(query, prepared), mask)   # (B, S)
-        context = ops.einsum("bs,bsk->bk", weights, keys)             # (B, K)
+        weights = masked_softmax(self.score(query, prepared), attention_mask)  # (B, S)
+        context = ops.einsum("bs,bsk->bk", weights, keys)                     # (B, d_k)
         return context, weights
 
 
 class AdditiveAttention(Attention):
-    """e_i = v^T tanh(W q + U h_i + b)  (Bahdanau et al., 2015)."""
+    """e_{t,j} = v^T tanh(W s + U h_j + b)  (Bahdanau et al., 2015)."""
 
-    def __init__(self, attention_dim, **kwargs):
+    def __init__(self, query_dim, key_dim, attention_dim, **kwargs):
         super().__init__(**kwargs)
         self.W = layers.Dense(attention_dim, use_bias=False)
         self.U = layers.Dense(attention_dim)
         self.v = layers.Dense(1, use_bias=False)
+        self.W.build((None, query_dim))                # sizes known: weights now
+        self.U.build((None, None, key_dim))
+        self.v.build((None, None, attention_dim))
 
-    def prepare(self, keys):                           # U h_i + b, once per source
-        return self.U(keys)                            # (B, S, A)
+    def prepare(self, keys):                           # U h_j + b, once per source
+        return self.U(keys)                            # (B, S, d_a)
 
-    def score(self, query, prepared):                  # (B, Q), (B, S, A) -> (B, S)
-        hidden = ops.tanh(ops.expand_dims(self.W(query), 1) + prepared)  # (B, S, A)
+    def score(self, query, prepared):                  # (B, d_q), (B, S, d_a) -> (B, S)
+        hidden = ops.tanh(ops.expand_dims(self.W(query), 1) + prepared)  # (B, S, d_a)
         return ops.squeeze(self.v(hidden), -1)
 
 
 class MultiplicativeAttention(Attention):
-    """e_i = q^T W h_i  ("general" score, Luong et al., 2015)."""
+    """e_{t,j} = s^T W h_j  ("general" score, Luong et al., 2015)."""
 
-    def __init__(self, query_dim, **kwargs):
+    def __init__(self, query_dim, key_dim, **kwargs):
         super().__init__(**kwargs)
         self.W = layers.Dense(query_dim, use_bias=False)
+        self.W.build((None, None, key_dim))            # sizes known: weights now
 
-    def prepare(self, keys):                           # W h_i, once per source
-        return self.W(keys)                            # (B, S, Q)
+    def prepare(self, keys):                           # W h_j, once per source
+        return self.W(keys)                            # (B, S, d_q)
 
-    def score(self, query, prepared):                  # (B, Q), (B, S, Q) -> (B, S)
+    def score(self, query, prepared):                  # (B, d_q), (B, S, d_q) -> (B, S)
         return ops.einsum("bsq,bq->bs", prepared, query)
 
 
 class AttentionDecoder(layers.Layer):
     """A GRU decoder that builds a new context vector at every step (Bahdanau et al.)."""
 
-    def __init__(self, vocab_size, attention, embed_dim=64, hidden_dim=128, **kwargs):
+    def __init__(self, vocab_size, attention, key_dim=256, embed_dim=64, hidden_dim=128,
+                 **kwargs):
         super().__init__(**kwargs)
         self.embedding = embedding(vocab_size, embed_dim)
         self.init_state = layers.Dense(hidden_dim, activation="tanh")
         self.attention = attention
         self.cell = layers.GRUCell(hidden_dim)
         self.out = layers.Dense(vocab_size)
+        # The sizes are known: create the weights now, as PyTorch does.
+        self.init_state.build((None, key_dim))
+        self.cell.build((None, embed_dim + key_dim))
+        self.out.build((None, hidden_dim + key_dim))
 
-    def initial_state(self, summary):                  # (B, K) -> s_0: (B, H)
+    def initial_state(self, summary):                  # (B, d_k) -> s_0: (B, d_h)
         return self.init_state(summary)
 
-    def step(self, token, state, keys, mask, prepared):  # (B,), s_{t-1}: (B, H)
-        context, weights = self.attention(state, keys, mask, prepared)  # c_t: (B, K)
-        x = ops.concatenate([self.embedding(token), context], axis=-1)  # (B, E + K)
-        state, _ = self.cell(x, state)                                  # s_t: (B, H)
+    def step(self, token, state, keys, attention_mask, prepared):  # (B,), s_{t-1}: (B, d_h)
+        context, weights = self.attention(state, keys, attention_mask, prepared)  # c_t
+        x = ops.concatenate([self.embedding(token), context], axis=-1)  # (B, d_e + d_k)
+        state, _ = self.cell(x, state)                                  # s_t: (B, d_h)
         logits = self.out(ops.concatenate([state, context], axis=-1))   # (B, V)
         return logits, state, weights
 
-    def call(self, tgt_in, state, keys, mask):         # teacher forcing over T steps
+    def call(self, tgt_in, state, keys, attention_mask):    # teacher forcing over T steps
         prepared = self.attention.prepare(keys)
         all_logits, all_weights = [], []
         for t in range(tgt_in.shape[1]):
-            logits, state, weights = self.step(tgt_in[:, t], state, keys, mask, prepared)
+            logits, state, weights = self.step(tgt_in[:, t], state, keys, attention_mask,
+                                               prepared)
             all_logits.append(logits)
             all_weights.append(weights)
         return ops.stack(all_logits, axis=1), ops.stack(all_weights, axis=1)  # (B,T,V), (B,T,S)
 
 
 def make_attention(score, hidden_dim):
+    """The attention of a decoder with d_h = hidden_dim over 2 * d_h wide encoder states."""
     if score == "additive":
-        return AdditiveAttention(hidden_dim)
+        return AdditiveAttention(hidden_dim, 2 * hidden_dim, hidden_dim)
     if score == "multiplicative":
-        return MultiplicativeAttention(hidden_dim)
+        return MultiplicativeAttention(hidden_dim, 2 * hidden_dim)
     raise ValueError(f"unknown score {score!r}")
 
 
@@ -103,26 +114,30 @@ class AttentionSeq2Seq(keras.Model):
         super().__init__(**kwargs)
         self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)   # chapter 1's
         attention = make_attention(score, hidden_dim)
-        self.decoder = AttentionDecoder(tgt_vocab_size, attention, embed_dim, hidden_dim)
+        self.decoder = AttentionDecoder(tgt_vocab_size, attention, 2 * hidden_dim,
+                                        embed_dim, hidden_dim)
 
-    def call(self, inputs, return_weights=False):      # teacher forcing
-        src, tgt_in = inputs
-        keys, summary = self.encoder(src)              # (B, S, 2H), (B, 2H)
+    def call(self, src, tgt_in, return_weights=False):     # teacher forcing
+        keys, summary = self.encoder(src)              # (B, S, 2 d_h), (B, 2 d_h)
         state = self.decoder.initial_state(summary)
         logits, weights = self.decoder(tgt_in, state, keys, src != PAD_ID)
         return (logits, weights) if return_weights else logits
 
 
 def greedy_decode(model, src, max_len, return_weights=False):
-    """Feed back the most likely token; optionally return every step's weights."""
+    """Feed back the most likely token; optionally return every step's weights.
+
+    src: (B, S) NumPy ids -> (B, max_len) NumPy ids [, (B, max_len, S) weights].
+    """
     keys, summary = model.encoder(src)
-    mask = src != PAD_ID
+    attention_mask = src != PAD_ID
     state = model.decoder.initial_state(summary)
     prepared = model.decoder.attention.prepare(keys)
     token = ops.full((ops.shape(src)[0],), BOS_ID, dtype="int32")
     tokens, weights = [], []
     for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(token, state, keys, mask, prepared)
+        logits, state, step_weights = model.decoder.step(token, state, keys, attention_mask,
+                                                         prepared)
         token = ops.cast(ops.argmax(logits, axis=-1), "int32")   # (B,)
         tokens.append(token)
         weights.append(step_weights)

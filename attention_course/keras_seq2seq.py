@@ -20,35 +20,41 @@ class Encoder(layers.Layer):
         self.embedding = embedding(vocab_size, embed_dim)
         self.rnn = layers.Bidirectional(
             layers.GRU(hidden_dim, return_sequences=True, return_state=True))
+        self.rnn.build((None, None, embed_dim))     # sizes known: weights now, like PyTorch
 
     def call(self, src):                                     # src: (B, S)
-        x = self.embedding(src)                              # (B, S, E)
+        x = self.embedding(src)                              # (B, S, d_e)
         # The mask makes both directions skip the padding at the end.
         states, forward_last, backward_last = self.rnn(x, mask=src != PAD_ID)
-        context = ops.concatenate([forward_last, backward_last], axis=-1)  # (B, 2H)
-        return states, context                               # (B, S, 2H), (B, 2H)
+        context = ops.concatenate([forward_last, backward_last], axis=-1)  # (B, 2 d_h)
+        return states, context                           # (B, S, 2 d_h), (B, 2 d_h)
 
 
 class Decoder(layers.Layer):
     """GRU decoder that sees the source only through one vector (Cho et al., 2014)."""
 
-    def __init__(self, vocab_size, embed_dim=64, hidden_dim=128, **kwargs):
+    def __init__(self, vocab_size, context_dim=256, embed_dim=64, hidden_dim=128,
+                 **kwargs):
         super().__init__(**kwargs)
         self.embedding = embedding(vocab_size, embed_dim)
         self.init_state = layers.Dense(hidden_dim, activation="tanh")
         self.rnn = layers.GRU(hidden_dim, return_sequences=True, return_state=True)
         self.out = layers.Dense(vocab_size)
+        # The sizes are known: create the weights now, as PyTorch does.
+        self.init_state.build((None, context_dim))
+        self.rnn.build((None, None, embed_dim + context_dim))
+        self.out.build((None, None, hidden_dim))
 
-    def initial_state(self, context):                       # (B, C) -> (B, H)
+    def initial_state(self, context):              # c: (B, context_dim) -> s_0: (B, d_h)
         return self.init_state(context)
 
-    def call(self, tgt_in, context, state):                 # (B, T), (B, C), (B, H)
-        x = self.embedding(tgt_in)                           # (B, T, E)
-        # the same context at every step: (B, C) -> (B, T, C)
+    def call(self, tgt_in, context, state):        # (B, T), (B, context_dim), (B, d_h)
+        x = self.embedding(tgt_in)                           # (B, T, d_e)
+        # the same context at every step: (B, context_dim) -> (B, T, context_dim)
         c = ops.repeat(ops.expand_dims(context, 1), ops.shape(x)[1], axis=1)
         outputs, state = self.rnn(ops.concatenate([x, c], axis=-1),
                                   initial_state=[state])
-        return self.out(outputs), state                      # (B, T, V), (B, H)
+        return self.out(outputs), state                      # (B, T, V), (B, d_h)
 
 
 class Seq2Seq(keras.Model):
@@ -56,17 +62,19 @@ class Seq2Seq(keras.Model):
                  **kwargs):
         super().__init__(**kwargs)
         self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)
-        self.decoder = Decoder(tgt_vocab_size, embed_dim, hidden_dim)
+        self.decoder = Decoder(tgt_vocab_size, 2 * hidden_dim, embed_dim, hidden_dim)
 
-    def call(self, inputs):                                  # teacher forcing
-        src, tgt_in = inputs
+    def call(self, src, tgt_in):                             # teacher forcing
         _, context = self.encoder(src)
         logits, _ = self.decoder(tgt_in, context, self.decoder.initial_state(context))
         return logits                                        # (B, T, V)
 
 
 def greedy_decode(model, src, max_len):
-    """Feed back the most likely token, one step at a time."""
+    """Feed back the most likely token, one step at a time.
+
+    src: (B, S) NumPy ids -> (B, max_len) NumPy ids.
+    """
     _, context = model.encoder(src)
     state = model.decoder.initial_state(context)
     token = ops.full((ops.shape(src)[0], 1), BOS_ID, dtype="int32")

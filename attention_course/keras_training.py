@@ -1,87 +1,157 @@
-"""Keras training settings used by the chapters (parallel to torch_training.py).
+"""The Keras training loop of the course (twin of torch_training.py).
 
-The same recipe as in PyTorch: Adam, cosine decay of the learning rate to a
-fraction of its initial value over a fixed number of steps, clipping by global
-norm, teacher-forced cross-entropy with padding ignored.  ``fit_settings`` is
-the tidy ``fit`` configuration for notebooks: no Keras per-batch log, one
-progress bar that redraws in place.
+``train(model, batches, steps, loss_fn, ...)`` is the one loop every chapter
+uses. The recipe is the same as in PyTorch, by construction: Adam
+(epsilon 1e-8, PyTorch's default), the learning rate of every step taken from
+``common.learning_rates`` (optional linear warm-up, then a cosine decay to
+``final_lr_fraction * lr``), gradients clipped to a global norm, a progress bar
+with the mean loss of the last 50 steps, and the loss of every step returned.
+
+The step is a custom ``tf.function`` (``tf.GradientTape`` inside), not
+``model.fit``: fit's per-batch machinery (callbacks, logs, the data adapter)
+cost more than the step itself on these small models. One compiled function
+is kept per batch shape (bucketed batches come in a handful of shapes), so
+a model whose ``call`` loops over the target length in Python is traced once
+per shape and never retraced. The loss is a function ``loss_fn(model, batch)``
+so that chapters 6-8 add classification, masked-LM and next-token losses
+without touching the loop.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+import dataclasses
+import logging
+from typing import Callable, Iterable
 
 import keras
 import numpy as np
+import tensorflow as tf
+from keras import ops
 
-from .data import PAD_ID, Arrays, endless_batches
+from .common import learning_rates
+from .data import PAD_ID
 from .progress import progress_bar
 
+class _ExpectedRetracing(logging.Filter):
+    """Drops TensorFlow's "triggered tf.function retracing" warning: train compiles one
+    step per batch shape on purpose (a handful of buckets), and the warning would
+    otherwise land in the notebooks' outputs."""
 
-class ProgressBar(keras.callbacks.Callback):
-    """One tqdm bar for a whole fit() run, showing the mean loss of the last 50 steps
-    (the same number as the PyTorch loop shows)."""
-
-    def __init__(self, total_steps: int, desc: str = "train"):
-        super().__init__()
-        self.total_steps = total_steps
-        self.desc = desc
-        self.losses: list[float] = []      # the loss of every step
-
-    def on_train_begin(self, logs=None):
-        self.bar = progress_bar(self.total_steps, desc=self.desc)
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._epoch_mean = 0.0
-
-    def on_train_batch_end(self, batch, logs=None):
-        # Keras reports the running mean over the epoch; recover this step's own loss from it.
-        mean = float(logs["loss"])
-        self.losses.append((batch + 1) * mean - batch * self._epoch_mean)
-        self._epoch_mean = mean
-        self.bar.set_postfix(loss=f"{np.mean(self.losses[-50:]):.4f}", refresh=False)
-        self.bar.update()
-
-    def on_train_end(self, logs=None):
-        self.bar.close()
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "triggered tf.function retracing" not in record.getMessage()
 
 
-def fit_settings(total_steps: int, desc: str = "train") -> dict:
-    """Keyword arguments for model.fit in a notebook: quiet Keras, one progress bar."""
-    return {"verbose": 0, "callbacks": [ProgressBar(total_steps, desc)]}
+tf.get_logger().addFilter(_ExpectedRetracing())
+
+LOSS_WINDOW = 50          # the progress bar shows the mean loss of the last 50 steps
+REFRESH_EVERY = 25        # ... updated every 25 steps
+
+
+def seq2seq_loss(model, batch):
+    """Teacher-forced cross-entropy per target token, padding ignored.
+
+    batch: data.Arrays with src (B, S), tgt_in (B, T), tgt_out (B, T).
+    """
+    logits = model(batch.src, batch.tgt_in, training=True)              # (B, T, V)
+    token_loss = keras.losses.sparse_categorical_crossentropy(
+        batch.tgt_out, logits, from_logits=True)                          # (B, T)
+    real = ops.cast(batch.tgt_out != PAD_ID, token_loss.dtype)
+    return ops.sum(token_loss * real) / ops.sum(real)
+
+
+class _Schedule(keras.optimizers.schedules.LearningRateSchedule):
+    """Looks up the rate of each step in the table of common.learning_rates."""
+
+    def __init__(self, rates: np.ndarray):
+        self.rates = tf.constant(rates, dtype="float32")
+
+    def __call__(self, step):
+        last = tf.shape(self.rates)[0] - 1
+        return tf.gather(self.rates, tf.minimum(tf.cast(step, "int32"), last))
+
+
+def _flatten(batch):
+    """A batch (tuple, dict, or dataclass such as data.Arrays) -> (tensors, rebuild)."""
+    if dataclasses.is_dataclass(batch):
+        kind = type(batch)
+        names = [field.name for field in dataclasses.fields(batch)]
+        return (tuple(tf.convert_to_tensor(getattr(batch, n)) for n in names),
+                lambda tensors: kind(*tensors))
+    return tf.nest.map_structure(tf.convert_to_tensor, batch), lambda tensors: tensors
+
+
+def _make_step(model, optimizer, loss_fn, rebuild, signature):
+    """One compiled training step for batches of one shape."""
+
+    @tf.function(input_signature=[signature])
+    def step(tensors):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(model, rebuild(tensors))
+        variables = model.trainable_variables
+        # Embedding gradients come as IndexedSlices, with which Keras' Adam would update
+        # a row once per occurrence in the batch: made dense, Adam is PyTorch's Adam.
+        gradients = [tf.convert_to_tensor(g) for g in tape.gradient(loss, variables)]
+        optimizer.apply_gradients(zip(gradients, variables))   # clips by global norm first
+        return loss
+
+    return step
+
+
+def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3e-3,
+          final_lr_fraction: float = 0.05, clip_norm: float | None = 1.0,
+          warmup_steps: int = 0, desc: str = "train") -> list[float]:
+    """Train for a fixed number of steps; return the loss of every step (Python floats).
+
+    batches: an iterator of NumPy batches (e.g. data.bucketed_batches);
+    loss_fn(model, batch) -> scalar loss tensor.
+    """
+    batches = iter(batches)
+    first = next(batches)
+    if not model.built:                       # create the weights outside the compiled step
+        loss_fn(model, first)
+    optimizer = keras.optimizers.Adam(
+        learning_rate=_Schedule(learning_rates(steps, lr, final_lr_fraction, warmup_steps)),
+        epsilon=1e-8, global_clipnorm=clip_norm)
+    optimizer.build(model.trainable_variables)
+    compiled = {}                             # batch shapes -> compiled step
+    losses = []                               # loss tensors; converted every REFRESH_EVERY
+    with progress_bar(steps, desc=desc) as bar:
+        for i in range(steps):
+            batch = first if i == 0 else next(batches)
+            tensors, rebuild = _flatten(batch)
+            shapes = tuple(tuple(t.shape) for t in tf.nest.flatten(tensors))
+            if shapes not in compiled:
+                signature = tf.nest.map_structure(
+                    lambda t: tf.TensorSpec(t.shape, t.dtype), tensors)
+                compiled[shapes] = _make_step(model, optimizer, loss_fn, rebuild, signature)
+            losses.append(compiled[shapes](tensors))
+            if (i + 1) % REFRESH_EVERY == 0 or i + 1 == steps:
+                recent = ops.convert_to_numpy(ops.stack(losses[-LOSS_WINDOW:]))
+                bar.set_postfix(loss=f"{recent.mean():.4f}", refresh=False)
+            bar.update()
+    return [float(x) for x in ops.convert_to_numpy(ops.stack(losses))]
+
+
+def predict(decode: Callable, model, src: np.ndarray, max_len: int,
+            batch_size: int = 1000) -> np.ndarray:
+    """Run a decoding function (e.g. greedy_decode) over a NumPy source array.
+
+    The rows are decoded in order of length, in batches cut to their longest
+    source (less padding to encode and attend over), and returned in the
+    original order: (N, max_len).
+    """
+    lengths = (src != PAD_ID).sum(axis=1)
+    order = np.argsort(lengths, kind="stable")
+    outputs = np.empty((len(src), max_len), dtype=np.int64)
+    for start in range(0, len(src), batch_size):
+        rows = order[start:start + batch_size]
+        width = max(int(lengths[rows].max()), 1)
+        outputs[rows] = np.asarray(decode(model, src[rows, :width], max_len))
+    return outputs
 
 
 def cosine_adam(total_steps: int, lr: float = 3e-3, final_fraction: float = 0.05,
                 clip_norm: float = 1.0) -> keras.optimizers.Optimizer:
-    """Adam with lr decaying from lr to final_fraction * lr along a cosine, and global-norm clipping."""
-    schedule = keras.optimizers.schedules.CosineDecay(lr, decay_steps=total_steps, alpha=final_fraction)
+    """Deprecated (chapter 4 until it moves to train): Adam with a cosine decay."""
+    schedule = keras.optimizers.schedules.CosineDecay(lr, decay_steps=total_steps,
+                                                      alpha=final_fraction)
     return keras.optimizers.Adam(learning_rate=schedule, global_clipnorm=clip_norm)
-
-
-def seq2seq_batches(arrays: Arrays, batch_size: int, seed: int = 0) -> Iterator:
-    """((src, tgt_in), tgt_out) batches forever, for model.fit."""
-    for batch in endless_batches(arrays, batch_size, seed):
-        yield (batch.src, batch.tgt_in), batch.tgt_out
-
-
-def train(model: keras.Model, train_arrays: Arrays, steps: int, batch_size: int = 128,
-          lr: float = 3e-3, final_lr_fraction: float = 0.05, clip_norm: float = 1.0,
-          seed: int = 0, desc: str = "train") -> list[float]:
-    """Compile and fit a teacher-forced seq2seq model for a fixed number of steps.
-
-    Returns the loss of every step.
-    """
-    model.compile(optimizer=cosine_adam(steps, lr, final_lr_fraction, clip_norm),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=PAD_ID))
-    settings = fit_settings(steps, desc)
-    # shuffle=False: the batches are already shuffled (Keras warns otherwise).
-    model.fit(seq2seq_batches(train_arrays, batch_size, seed), steps_per_epoch=steps, epochs=1,
-              shuffle=False, **settings)
-    return settings["callbacks"][0].losses
-
-
-def predict(decode: Callable, model: keras.Model, src: np.ndarray, max_len: int,
-            batch_size: int = 1000) -> np.ndarray:
-    """Run a decoding function (e.g. greedy_decode) over a NumPy source array in batches."""
-    outputs = [np.asarray(decode(model, src[i:i + batch_size], max_len))
-               for i in range(0, len(src), batch_size)]
-    return np.concatenate(outputs)

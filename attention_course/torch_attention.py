@@ -4,12 +4,12 @@ import torch
 from torch import nn
 
 from attention_course.data import BOS_ID, PAD_ID
-from attention_course.torch_seq2seq import Encoder
+from attention_course.torch_seq2seq import Encoder, embedding
 
 
-def masked_softmax(scores, mask):                      # (B, S); mask True = real token
+def masked_softmax(scores, attention_mask):    # (B, S); True = real token
     """Softmax over the source positions with exactly zero weight on padding."""
-    scores = scores.masked_fill(~mask, float("-inf"))  # exp(-inf) = 0
+    scores = scores.masked_fill(~attention_mask, float("-inf"))  # exp(-inf) = 0
     return torch.softmax(scores, dim=-1)
 
 
@@ -19,16 +19,16 @@ class Attention(nn.Module):
     def prepare(self, keys):                           # what depends on the keys only
         return keys
 
-    def forward(self, query, keys, mask, prepared=None):  # (B, Q), (B, S, K), (B, S)
+    def forward(self, query, keys, attention_mask, prepared=None):  # (B,d_q), (B,S,d_k), (B,S)
         if prepared is None:
             prepared = self.prepare(keys)
-        weights = masked_softmax(self.score(query, prepared), mask)   # (B, S)
-        context = torch.einsum("bs,bsk->bk", weights, keys)           # (B, K)
+        weights = masked_softmax(self.score(query, prepared), attention_mask)  # (B, S)
+        context = torch.einsum("bs,bsk->bk", weights, keys)                   # (B, d_k)
         return context, weights
 
 
 class AdditiveAttention(Attention):
-    """e_i = v^T tanh(W q + U h_i + b)  (Bahdanau et al., 2015)."""
+    """e_{t,j} = v^T tanh(W s + U h_j + b)  (Bahdanau et al., 2015)."""
 
     def __init__(self, query_dim, key_dim, attention_dim):
         super().__init__()
@@ -36,25 +36,25 @@ class AdditiveAttention(Attention):
         self.U = nn.Linear(key_dim, attention_dim)
         self.v = nn.Linear(attention_dim, 1, bias=False)
 
-    def prepare(self, keys):                           # U h_i + b, once per source
-        return self.U(keys)                            # (B, S, A)
+    def prepare(self, keys):                           # U h_j + b, once per source
+        return self.U(keys)                            # (B, S, d_a)
 
-    def score(self, query, prepared):                  # (B, Q), (B, S, A) -> (B, S)
-        hidden = torch.tanh(self.W(query).unsqueeze(1) + prepared)   # (B, S, A)
+    def score(self, query, prepared):                  # (B, d_q), (B, S, d_a) -> (B, S)
+        hidden = torch.tanh(self.W(query).unsqueeze(1) + prepared)   # (B, S, d_a)
         return self.v(hidden).squeeze(-1)
 
 
 class MultiplicativeAttention(Attention):
-    """e_i = q^T W h_i  ("general" score, Luong et al., 2015)."""
+    """e_{t,j} = s^T W h_j  ("general" score, Luong et al., 2015)."""
 
     def __init__(self, query_dim, key_dim):
         super().__init__()
         self.W = nn.Linear(key_dim, query_dim, bias=False)
 
-    def prepare(self, keys):                           # W h_i, once per source
-        return self.W(keys)                            # (B, S, Q)
+    def prepare(self, keys):                           # W h_j, once per source
+        return self.W(keys)                            # (B, S, d_q)
 
-    def score(self, query, prepared):                  # (B, Q), (B, S, Q) -> (B, S)
+    def score(self, query, prepared):                  # (B, d_q), (B, S, d_q) -> (B, S)
         return torch.einsum("bsq,bq->bs", prepared, query)
 
 
@@ -63,33 +63,35 @@ class AttentionDecoder(nn.Module):
 
     def __init__(self, vocab_size, attention, key_dim=256, embed_dim=64, hidden_dim=128):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=PAD_ID)
+        self.embedding = embedding(vocab_size, embed_dim)
         self.init_state = nn.Linear(key_dim, hidden_dim)
         self.attention = attention
         self.cell = nn.GRUCell(embed_dim + key_dim, hidden_dim)
         self.out = nn.Linear(hidden_dim + key_dim, vocab_size)
 
-    def initial_state(self, summary):                  # (B, K) -> s_0: (B, H)
+    def initial_state(self, summary):                  # (B, d_k) -> s_0: (B, d_h)
         return torch.tanh(self.init_state(summary))
 
-    def step(self, token, state, keys, mask, prepared):  # (B,), s_{t-1}: (B, H)
-        context, weights = self.attention(state, keys, mask, prepared)  # c_t: (B, K)
-        x = torch.cat([self.embedding(token), context], dim=-1)         # (B, E + K)
-        state = self.cell(x, state)                                     # s_t: (B, H)
+    def step(self, token, state, keys, attention_mask, prepared):  # (B,), s_{t-1}: (B, d_h)
+        context, weights = self.attention(state, keys, attention_mask, prepared)  # c_t
+        x = torch.cat([self.embedding(token), context], dim=-1)         # (B, d_e + d_k)
+        state = self.cell(x, state)                                     # s_t: (B, d_h)
         logits = self.out(torch.cat([state, context], dim=-1))          # (B, V)
         return logits, state, weights
 
-    def forward(self, tgt_in, state, keys, mask):      # teacher forcing over T steps
+    def forward(self, tgt_in, state, keys, attention_mask):  # teacher forcing over T steps
         prepared = self.attention.prepare(keys)
         all_logits, all_weights = [], []
         for t in range(tgt_in.shape[1]):
-            logits, state, weights = self.step(tgt_in[:, t], state, keys, mask, prepared)
+            logits, state, weights = self.step(tgt_in[:, t], state, keys, attention_mask,
+                                               prepared)
             all_logits.append(logits)
             all_weights.append(weights)
         return torch.stack(all_logits, dim=1), torch.stack(all_weights, dim=1)  # (B,T,V), (B,T,S)
 
 
 def make_attention(score, hidden_dim):
+    """The attention of a decoder with d_h = hidden_dim over 2 * d_h wide encoder states."""
     if score == "additive":
         return AdditiveAttention(hidden_dim, 2 * hidden_dim, hidden_dim)
     if score == "multiplicative":
@@ -107,7 +109,7 @@ class AttentionSeq2Seq(nn.Module):
                                         embed_dim, hidden_dim)
 
     def forward(self, src, tgt_in, return_weights=False):  # teacher forcing
-        keys, summary = self.encoder(src)              # (B, S, 2H), (B, 2H)
+        keys, summary = self.encoder(src)              # (B, S, 2 d_h), (B, 2 d_h)
         state = self.decoder.initial_state(summary)
         logits, weights = self.decoder(tgt_in, state, keys, src != PAD_ID)
         return (logits, weights) if return_weights else logits
@@ -115,19 +117,24 @@ class AttentionSeq2Seq(nn.Module):
 
 @torch.no_grad()
 def greedy_decode(model, src, max_len, return_weights=False):
-    """Feed back the most likely token; optionally return every step's weights."""
+    """Feed back the most likely token; optionally return every step's weights.
+
+    src: (B, S) NumPy ids -> (B, max_len) NumPy ids [, (B, max_len, S) weights].
+    """
+    src = torch.as_tensor(src, device=next(model.parameters()).device)
     keys, summary = model.encoder(src)
-    mask = src != PAD_ID
+    attention_mask = src != PAD_ID
     state = model.decoder.initial_state(summary)
     prepared = model.decoder.attention.prepare(keys)
     token = torch.full((src.shape[0],), BOS_ID, dtype=torch.long, device=src.device)
     tokens, weights = [], []
     for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(token, state, keys, mask, prepared)
+        logits, state, step_weights = model.decoder.step(token, state, keys, attention_mask,
+                                                         prepared)
         token = logits.argmax(dim=-1)                                  # (B,)
         tokens.append(token)
         weights.append(step_weights)
-    tokens = torch.stack(tokens, dim=1)                                # (B, max_len)
+    tokens = torch.stack(tokens, dim=1).cpu().numpy()                  # (B, max_len)
     if return_weights:
-        return tokens, torch.stack(weights, dim=1)                     # (B, max_len, S)
+        return tokens, torch.stack(weights, dim=1).cpu().numpy()       # (B, max_len, S)
     return tokens

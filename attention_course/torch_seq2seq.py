@@ -7,25 +7,30 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from attention_course.data import BOS_ID, PAD_ID
 
 
+def embedding(vocab_size, embed_dim):
+    """An embedding drawn from N(0, 1), PyTorch's default (Keras' twin does the same)."""
+    return nn.Embedding(vocab_size, embed_dim)
+
+
 class Encoder(nn.Module):
     """Bidirectional GRU: source ids -> every state, plus one summary vector."""
 
     def __init__(self, vocab_size, embed_dim=64, hidden_dim=128):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=PAD_ID)
+        self.embedding = embedding(vocab_size, embed_dim)
         self.rnn = nn.GRU(embed_dim, hidden_dim, batch_first=True, bidirectional=True)
 
     def forward(self, src):                                  # src: (B, S)
         lengths = (src != PAD_ID).sum(dim=1).cpu()
-        x = self.embedding(src)                              # (B, S, E)
+        x = self.embedding(src)                              # (B, S, d_e)
         # Packing makes both directions skip the padding at the end.
         packed = pack_padded_sequence(x, lengths, batch_first=True,
                                       enforce_sorted=False)
-        states, last = self.rnn(packed)                      # last: (2, B, H)
+        states, last = self.rnn(packed)                      # last: (2, B, d_h)
         states, _ = pad_packed_sequence(states, batch_first=True,
                                         total_length=src.shape[1])
-        context = torch.cat([last[0], last[1]], dim=-1)      # (B, 2H): fwd + bwd
-        return states, context                               # (B, S, 2H), (B, 2H)
+        context = torch.cat([last[0], last[1]], dim=-1)      # (B, 2 d_h): fwd + bwd
+        return states, context                           # (B, S, 2 d_h), (B, 2 d_h)
 
 
 class Decoder(nn.Module):
@@ -33,19 +38,19 @@ class Decoder(nn.Module):
 
     def __init__(self, vocab_size, context_dim=256, embed_dim=64, hidden_dim=128):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=PAD_ID)
+        self.embedding = embedding(vocab_size, embed_dim)
         self.init_state = nn.Linear(context_dim, hidden_dim)
         self.rnn = nn.GRU(embed_dim + context_dim, hidden_dim, batch_first=True)
         self.out = nn.Linear(hidden_dim, vocab_size)
 
-    def initial_state(self, context):                       # (B, C) -> (B, H)
+    def initial_state(self, context):              # c: (B, context_dim) -> s_0: (B, d_h)
         return torch.tanh(self.init_state(context))
 
-    def forward(self, tgt_in, context, state):              # (B, T), (B, C), (B, H)
-        x = self.embedding(tgt_in)                           # (B, T, E)
+    def forward(self, tgt_in, context, state):     # (B, T), (B, context_dim), (B, d_h)
+        x = self.embedding(tgt_in)                           # (B, T, d_e)
         c = context.unsqueeze(1).expand(-1, x.shape[1], -1)  # same context every step
         outputs, state = self.rnn(torch.cat([x, c], dim=-1), state.unsqueeze(0))
-        return self.out(outputs), state.squeeze(0)           # (B, T, V), (B, H)
+        return self.out(outputs), state.squeeze(0)           # (B, T, V), (B, d_h)
 
 
 class Seq2Seq(nn.Module):
@@ -62,7 +67,11 @@ class Seq2Seq(nn.Module):
 
 @torch.no_grad()
 def greedy_decode(model, src, max_len):
-    """Feed back the most likely token, one step at a time."""
+    """Feed back the most likely token, one step at a time.
+
+    src: (B, S) NumPy ids -> (B, max_len) NumPy ids.
+    """
+    src = torch.as_tensor(src, device=next(model.parameters()).device)
     _, context = model.encoder(src)
     state = model.decoder.initial_state(context)
     token = torch.full((src.shape[0], 1), BOS_ID, dtype=torch.long, device=src.device)
@@ -71,4 +80,4 @@ def greedy_decode(model, src, max_len):
         logits, state = model.decoder(token, context, state)  # (B, 1, V)
         token = logits.argmax(dim=-1)                         # (B, 1)
         outputs.append(token)
-    return torch.cat(outputs, dim=1)                          # (B, max_len)
+    return torch.cat(outputs, dim=1).cpu().numpy()            # (B, max_len)

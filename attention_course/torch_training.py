@@ -1,77 +1,110 @@
-"""PyTorch training loop used by the chapters (parallel to keras_training.py).
+"""The PyTorch training loop of the course (twin of keras_training.py).
 
-The recipe is the same in both frameworks: Adam, a cosine learning-rate decay
-to a fraction of the initial rate over a fixed number of steps, and gradient
-clipping by global norm.  Fixed step counts (not wall-clock budgets) make
-results reproducible on other machines.
+``train(model, batches, steps, loss_fn, ...)`` is the one loop every chapter
+uses. The recipe is the same as in Keras, by construction: Adam, the learning
+rate of every step taken from ``common.learning_rates`` (optional linear
+warm-up, then a cosine decay to ``final_lr_fraction * lr``), gradients clipped
+to a global norm, a progress bar with the mean loss of the last 50 steps, and
+the loss of every step returned.
+
+The losses stay on the device and are read back every 25 steps, not with
+``loss.item()`` after every step: on a GPU that call would make the host wait
+for the device at every step. The loss is a function ``loss_fn(model, batch)``
+so that chapters 6-8 add classification, masked-LM and next-token losses
+without touching the loop.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 import torch
 from torch import nn
 
-from .data import PAD_ID, Arrays, endless_batches
+from .common import learning_rates
+from .data import PAD_ID
 from .progress import progress_bar
+
+LOSS_WINDOW = 50          # the progress bar shows the mean loss of the last 50 steps
+REFRESH_EVERY = 25        # ... updated every 25 steps
+
+
+def _device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
+def seq2seq_loss(model, batch):
+    """Teacher-forced cross-entropy per target token, padding ignored.
+
+    batch: data.Arrays with src (B, S), tgt_in (B, T), tgt_out (B, T).
+    """
+    device = _device(model)
+    src = torch.as_tensor(batch.src, device=device)
+    tgt_in = torch.as_tensor(batch.tgt_in, device=device)
+    tgt_out = torch.as_tensor(batch.tgt_out, device=device)
+    logits = model(src, tgt_in)                                          # (B, T, V)
+    return nn.functional.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(),
+                                       ignore_index=PAD_ID)
+
+
+def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3e-3,
+          final_lr_fraction: float = 0.05, clip_norm: float | None = 1.0,
+          warmup_steps: int = 0, desc: str = "train") -> list[float]:
+    """Train for a fixed number of steps; return the loss of every step (Python floats).
+
+    batches: an iterator of NumPy batches (e.g. data.bucketed_batches);
+    loss_fn(model, batch) -> scalar loss tensor.
+    """
+    batches = iter(batches)
+    rates = learning_rates(steps, lr, final_lr_fraction, warmup_steps)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = []                               # loss tensors; read back every REFRESH_EVERY
+    model.train()
+    with progress_bar(steps, desc=desc) as bar:
+        for i in range(steps):
+            for group in optimizer.param_groups:
+                group["lr"] = float(rates[i])
+            loss = loss_fn(model, next(batches))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            if clip_norm is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+            optimizer.step()
+            losses.append(loss.detach())
+            if (i + 1) % REFRESH_EVERY == 0 or i + 1 == steps:
+                recent = torch.stack(losses[-LOSS_WINDOW:]).mean().item()
+                bar.set_postfix(loss=f"{recent:.4f}", refresh=False)
+            bar.update()
+    model.eval()
+    return torch.stack(losses).tolist()
+
+
+@torch.no_grad()
+def predict(decode: Callable, model, src: np.ndarray, max_len: int,
+            batch_size: int = 1000) -> np.ndarray:
+    """Run a decoding function (e.g. greedy_decode) over a NumPy source array.
+
+    The rows are decoded in order of length, in batches cut to their longest
+    source (less padding to encode and attend over), and returned in the
+    original order: (N, max_len).
+    """
+    model.eval()
+    lengths = (src != PAD_ID).sum(axis=1)
+    order = np.argsort(lengths, kind="stable")
+    outputs = np.empty((len(src), max_len), dtype=np.int64)
+    for start in range(0, len(src), batch_size):
+        rows = order[start:start + batch_size]
+        width = max(int(lengths[rows].max()), 1)
+        outputs[rows] = np.asarray(decode(model, src[rows, :width], max_len))
+    return outputs
 
 
 def cosine_decay(optimizer: torch.optim.Optimizer, total_steps: int,
                  final_fraction: float = 0.05) -> torch.optim.lr_scheduler.LambdaLR:
-    """lr(step) = lr0 * (f + (1 - f) * (1 + cos(pi * step / total)) / 2): from lr0 down to f * lr0.
-
-    The same schedule as keras.optimizers.schedules.CosineDecay(lr0, total, alpha=f).
-    """
+    """Deprecated (chapter 4 until it moves to train): a cosine learning-rate decay."""
     def factor(step: int) -> float:
         progress = min(step, total_steps) / total_steps
         return final_fraction + (1 - final_fraction) * 0.5 * (1 + math.cos(math.pi * progress))
 
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
-
-
-def seq2seq_loss(model: nn.Module, batch: Arrays, device: torch.device) -> torch.Tensor:
-    """Teacher-forced cross-entropy per target token, padding ignored."""
-    src = torch.as_tensor(batch.src, device=device)
-    tgt_in = torch.as_tensor(batch.tgt_in, device=device)
-    tgt_out = torch.as_tensor(batch.tgt_out, device=device)
-    logits = model(src, tgt_in)                                  # (B, T, V)
-    return nn.functional.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD_ID)
-
-
-def train(model: nn.Module, train_arrays: Arrays, steps: int, batch_size: int = 128,
-          lr: float = 3e-3, final_lr_fraction: float = 0.05, clip_norm: float = 1.0,
-          loss_fn: Callable = seq2seq_loss, device: torch.device | None = None,
-          seed: int = 0, desc: str = "train") -> list[float]:
-    """Train for a fixed number of steps with a progress bar; return the loss of every step."""
-    device = device or next(model.parameters()).device
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    schedule = cosine_decay(optimizer, steps, final_lr_fraction)
-    data = endless_batches(train_arrays, batch_size, seed)
-    losses: list[float] = []
-    model.train()
-    with progress_bar(steps, desc=desc) as bar:
-        for _ in range(steps):
-            loss = loss_fn(model, next(data), device)
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
-            optimizer.step()
-            schedule.step()
-            losses.append(loss.item())
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}", refresh=False)
-            bar.update()
-    model.eval()
-    return losses
-
-
-@torch.no_grad()
-def predict(decode: Callable, model: nn.Module, src: np.ndarray, max_len: int,
-            batch_size: int = 1000) -> np.ndarray:
-    """Run a decoding function (e.g. greedy_decode) over a NumPy source array in batches."""
-    device = next(model.parameters()).device
-    model.eval()
-    outputs = [decode(model, torch.as_tensor(src[i:i + batch_size], device=device), max_len).cpu().numpy()
-               for i in range(0, len(src), batch_size)]
-    return np.concatenate(outputs)

@@ -1,5 +1,4 @@
 """The progress bar: plain tqdm on stderr, one redrawn display in a notebook."""
-import pytest
 import IPython.display
 
 from attention_course import progress
@@ -68,30 +67,3 @@ def test_progress_bar_in_a_notebook_updates_one_display(monkeypatch, capsys):
     assert "epoch 1" in handle.shown[-1] and "10/10" in handle.shown[-1]
     assert "loss=0.5" in handle.shown[-1]
     assert capsys.readouterr().err == ""                   # nothing leaked to stderr
-
-
-def test_keras_progress_bar_recovers_each_step_loss_from_the_running_mean(monkeypatch):
-    """Keras logs the running mean of the epoch; the bar must show per-step losses like PyTorch's."""
-    from attention_course import keras_training
-
-    monkeypatch.setattr(keras_training, "progress_bar", lambda total, desc: _NullBar())
-    step_losses = [3.0, 1.0, 2.0, 0.5]
-    bar = keras_training.ProgressBar(total_steps=len(step_losses))
-    bar.on_train_begin()
-    bar.on_epoch_begin(0)
-    for batch in range(len(step_losses)):
-        running_mean = sum(step_losses[:batch + 1]) / (batch + 1)
-        bar.on_train_batch_end(batch, {"loss": running_mean})
-    bar.on_train_end()
-    assert bar.losses == pytest.approx(step_losses)
-
-
-class _NullBar:
-    def set_postfix(self, **kwargs):
-        pass
-
-    def update(self, n=1):
-        pass
-
-    def close(self):
-        pass

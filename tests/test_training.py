@@ -1,0 +1,183 @@
+"""The one training loop of each framework: same recipe, same step, same schedule.
+
+One step of keras_training.train and one of torch_training.train, on the same
+model (PyTorch weights copied into Keras with attention_course.convert) and the
+same batch, must give the same loss and the same updated weights.
+
+Tolerances: the losses agree to 1e-5 (float32 rounding in two libraries).
+Adam's first step moves a weight with gradient g by lr * g / (|g| + eps')
+in both libraries, with eps' = eps in PyTorch and eps / sqrt(1 - beta_2) =
+31.6 eps in Keras, which adds eps before its bias correction (eps = 1e-8 in
+both). So the two updates may differ by up to lr * 31.6 eps / (|g| + 31.6 eps)
+(tiny unless |g| is near eps); the test allows that plus 1e-3 * lr, with g
+the (clipped) gradient computed independently in PyTorch.
+"""
+import numpy as np
+import pytest
+
+from attention_course import common, convert, data  # first: quiet TensorFlow
+from attention_course import keras_seq2seq, keras_training, torch_seq2seq, torch_training
+
+import keras  # noqa: E402
+import torch  # noqa: E402
+
+LR = 1e-2
+
+
+@pytest.fixture(scope="module")
+def task():
+    return data.number_task(n_train=3000, n_valid=10, n_test=10)
+
+
+def _pair(task):
+    common.set_seed(3)
+    torch_model = torch_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 24)
+    keras_model = keras_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 24)
+    keras_model(task.train.src[:2], task.train.tgt_in[:2])
+    convert.copy_seq2seq_torch_to_keras(torch_model, keras_model)
+    return torch_model, keras_model
+
+
+def _torch_as_keras(torch_model, task):
+    """The PyTorch model's current weights, in Keras layout (one array per Keras variable)."""
+    twin = keras_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 24)
+    twin(task.train.src[:2], task.train.tgt_in[:2])
+    convert.copy_seq2seq_torch_to_keras(torch_model, twin)
+    return [v.numpy() for v in twin.trainable_variables]
+
+
+def _gradients(torch_model, batch, task, clip_norm):
+    """|clipped gradient| of the loss for every weight, in Keras layout."""
+    torch_model.zero_grad()
+    torch_training.seq2seq_loss(torch_model, batch).backward()
+    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in torch_model.parameters())).item()
+    scale = 1.0 if clip_norm is None else min(1.0, clip_norm / norm)
+    grads = type(torch_model)(len(task.src_vocab), len(task.tgt_vocab), 16, 24)
+    with torch.no_grad():
+        for g, p in zip(grads.parameters(), torch_model.parameters()):
+            g.copy_(scale * p.grad.abs())
+    torch_model.zero_grad()
+    return _torch_as_keras(grads, task)
+
+
+@pytest.mark.parametrize("clip_norm", [None, 0.5])
+def test_one_step_gives_the_same_loss_and_weights(task, clip_norm):
+    torch_model, keras_model = _pair(task)
+    batch = next(data.bucketed_batches(task.train, 32, seed=1))
+    before = _torch_as_keras(torch_model, task)
+    gradient = _gradients(torch_model, batch, task, clip_norm)
+    torch_loss = torch_training.train(torch_model, [batch], 1, torch_training.seq2seq_loss,
+                                      lr=LR, clip_norm=clip_norm)
+    keras_loss = keras_training.train(keras_model, [batch], 1, keras_training.seq2seq_loss,
+                                      lr=LR, clip_norm=clip_norm)
+    assert isinstance(torch_loss[0], float) and isinstance(keras_loss[0], float)
+    assert abs(torch_loss[0] - keras_loss[0]) < 1e-5
+    after_torch = _torch_as_keras(torch_model, task)
+    after_keras = [v.numpy() for v in keras_model.trainable_variables]
+    moved = 0
+    for old, t, k, g, var in zip(before, after_torch, after_keras, gradient,
+                                 keras_model.trainable_variables):
+        gap = np.abs(t - k)
+        eps = 1e-8 / np.sqrt(1 - 0.999)
+        allowed = LR * eps / (g + eps) + 1e-3 * LR
+        assert np.all(gap <= allowed), (var.path, (gap - allowed).max())
+        moved += np.sum(np.abs(t - old) > 0.5 * LR)
+    assert moved > 1000          # the step really moved the weights (by about lr each)
+
+
+def test_same_loss_function_in_both_frameworks(task):
+    torch_model, keras_model = _pair(task)
+    batch = next(data.bucketed_batches(task.train, 16, seed=2))
+    with torch.no_grad():
+        torch_loss = torch_training.seq2seq_loss(torch_model, batch).item()
+    keras_loss = float(keras_training.seq2seq_loss(keras_model, batch))
+    # Reference: the mean cross-entropy over real target tokens, in NumPy.
+    with torch.no_grad():
+        logits = torch_model(torch.as_tensor(batch.src), torch.as_tensor(batch.tgt_in)).numpy()
+    logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    picked = np.take_along_axis(logp, batch.tgt_out[..., None], -1)[..., 0]
+    real = batch.tgt_out != data.PAD_ID
+    expected = -picked[real].mean()
+    assert abs(torch_loss - expected) < 1e-5 and abs(keras_loss - expected) < 1e-5
+
+
+def test_learning_rates_schedule():
+    rates = common.learning_rates(100, lr=2e-3, final_lr_fraction=0.1)
+    cosine = keras.optimizers.schedules.CosineDecay(2e-3, decay_steps=100, alpha=0.1)
+    np.testing.assert_allclose(rates, [float(cosine(i)) for i in range(100)], rtol=1e-6)
+    warm = common.learning_rates(100, lr=1.0, final_lr_fraction=0.0, warmup_steps=10)
+    np.testing.assert_allclose(warm[:10], np.arange(1, 11) / 10)
+    assert warm[10] == 1.0 and np.all(np.diff(warm[10:]) < 0) and warm[-1] < 1e-3
+
+
+def test_both_loops_use_the_schedule_at_every_step(task, monkeypatch):
+    steps, lr = 7, 1e-3
+    expected = common.learning_rates(steps, lr, 0.05, warmup_steps=3)
+    seen_torch = []
+    original = torch.optim.Adam.step
+
+    def recording_step(self, *args, **kwargs):
+        seen_torch.append(self.param_groups[0]["lr"])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
+    torch_model, keras_model = _pair(task)
+    batches = list(data.batches(task.train, 8))[:steps]
+    torch_training.train(torch_model, batches, steps, torch_training.seq2seq_loss, lr=lr,
+                         warmup_steps=3)
+    np.testing.assert_allclose(seen_torch, expected, rtol=1e-12)
+
+    seen_keras = []
+    original_apply = keras.optimizers.Adam.apply
+
+    def recording_apply(self, grads, variables=None):
+        seen_keras.append(self.learning_rate)       # a tensor inside the compiled step
+        return original_apply(self, grads, variables)
+
+    monkeypatch.setattr(keras.optimizers.Adam, "apply", recording_apply)
+    keras_training.train(keras_model, batches, steps, keras_training.seq2seq_loss, lr=lr,
+                         warmup_steps=3)
+    schedule = keras_training._Schedule(expected)
+    np.testing.assert_allclose([float(schedule(i)) for i in range(steps)], expected, rtol=1e-6)
+    assert seen_keras, "the Keras optimizer never applied a step"
+
+
+def test_losses_fall_on_a_learnable_task(task):
+    """Both loops, a few dozen bucketed steps: the loss goes down in both."""
+    for framework in ("keras", "torch"):
+        common.set_seed(0)
+        module = {"keras": keras_seq2seq, "torch": torch_seq2seq}[framework]
+        loop = {"keras": keras_training, "torch": torch_training}[framework]
+        model = module.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 32)
+        losses = loop.train(model, data.bucketed_batches(task.train, 32), 60,
+                            loop.seq2seq_loss, lr=1e-2)
+        assert len(losses) == 60
+        assert np.mean(losses[-10:]) < np.mean(losses[:10]) - 0.3, framework
+
+
+def test_bucketed_batches_cut_padding_and_keep_every_row(task):
+    arrays = task.train
+    seen = []
+    generator = data.bucketed_batches(arrays, 64, seed=0, bucket_width=8)
+    per_epoch = sum(len(np.flatnonzero(((arrays.src_lengths - 1) // 8) == b)) // 64
+                    for b in np.unique((arrays.src_lengths - 1) // 8))
+    shapes = set()
+    for _ in range(per_epoch):
+        batch = next(generator)
+        assert len(batch) == 64
+        lengths = batch.src_lengths
+        assert lengths.max() - lengths.min() < 8             # one bucket
+        assert batch.src.shape[1] < arrays.src.shape[1] or lengths.max() > 36
+        assert np.all((batch.tgt_out != data.PAD_ID).sum(1) <= batch.tgt_out.shape[1])
+        shapes.add((batch.src.shape, batch.tgt_in.shape))
+        seen.append(batch)
+    assert len(shapes) <= 6                                  # one shape per bucket
+    # Rows are copied whole (only padding is cut) and none repeats within an epoch.
+    keys = [tuple(row[row != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID])
+            for b in seen for row, t in zip(b.src, b.tgt_out)]
+    assert len(keys) == len(set(keys))
+    full = {tuple(r[r != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID])
+            for r, t in zip(arrays.src, arrays.tgt_out)}
+    assert set(keys) <= full and len(keys) > 0.9 * len(full)
+    again = data.bucketed_batches(arrays, 64, seed=0, bucket_width=8)
+    assert np.array_equal(next(again).src, seen[0].src)     # deterministic for a seed
