@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 # Pages that must exist in the built book (relative to _build/html).
 REQUIRED_PAGES = [
     "book/intro.html",
+    "book/notation.html",
     "book/01_rnn_bottleneck.html",
     "book/assignments.html",
     "book/timings.html",
@@ -53,6 +54,9 @@ REFERENCE_KEYS = [
     "schuster1997",
     "williams1989",
     "pascanu2013",
+    "cho2014properties",
+    "koehn2003statistical",
+    "michel2019sixteen",
 ]
 
 ASSIGNMENT_NOTEBOOKS = [

@@ -1,0 +1,419 @@
+"""Draw the course's architecture diagrams as SVG (no dependencies but Python).
+
+    python book/figures/make_figures.py        # rewrites book/figures/*.svg
+
+Each figure sits on an opaque light card with dark strokes, so it reads the same
+in the book's light and dark themes (the theme does not invert images). One
+palette for all figures: grey for tokens and plain inputs, blue for encoder
+states, orange for decoder states, purple for scores and attention weights,
+green for context vectors and outputs of attention, red for the bottleneck.
+The symbols are those of book/notation.md.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+HERE = Path(__file__).resolve().parent
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+INK = "#1f2937"
+MUTED = "#4b5563"
+PALETTE = {  # role: (fill, stroke)
+    "token": ("#f3f4f6", "#374151"),
+    "encoder": ("#dbeafe", "#1d4ed8"),
+    "decoder": ("#ffedd5", "#c2410c"),
+    "attention": ("#ede9fe", "#6d28d9"),
+    "context": ("#dcfce7", "#15803d"),
+    "bottleneck": ("#fee2e2", "#b91c1c"),
+}
+HEADS = ["#2563eb", "#db2777", "#059669", "#d97706"]  # one colour per head (figure 4)
+
+
+# ---------------------------------------------------------------------------
+# Drawing helpers
+# ---------------------------------------------------------------------------
+
+def rich(text: str) -> str:
+    """SVG tspans for a label: $...$ is maths (italic letters, _sub and ^sup)."""
+    out = []
+    for i, part in enumerate(re.split(r"\$", text)):
+        if i % 2 == 0:
+            out.append(escape(part))
+            continue
+        pos = 0
+        for m in re.finditer(r"([_^])(\{[^}]*\}|.)", part):
+            out.append(_math_run(part[pos:m.start()]))
+            script = m.group(2).strip("{}")
+            dy = "0.35em" if m.group(1) == "_" else "-0.45em"
+            back = "-0.35em" if m.group(1) == "_" else "0.45em"
+            out.append(f'<tspan dy="{dy}" font-size="72%">{_math_run(script)}</tspan>'
+                       f'<tspan dy="{back}">\u200b</tspan>')
+            pos = m.end()
+        out.append(_math_run(part[pos:]))
+    return "".join(out)
+
+
+def _math_run(text: str) -> str:
+    """Single letters italic (variables), words and symbols upright."""
+    pieces = re.split(r"([A-Za-z]{3,}|[A-Za-z]|[α-ω])", text)
+    return "".join(
+        f'<tspan font-style="italic">{escape(p)}</tspan>'
+        if re.fullmatch(r"[A-Za-z]|[α-ω]", p) else escape(p)
+        for p in pieces if p
+    )
+
+
+class Figure:
+    def __init__(self, width: int, height: int, title: str):
+        self.width, self.height, self.title = width, height, title
+        self.items: list[str] = []
+
+    def add(self, item: str) -> None:
+        self.items.append(item)
+
+    def text(self, x, y, label, size=14, anchor="middle", color=INK, weight="normal"):
+        self.add(f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" '
+                 f'fill="{color}" font-weight="{weight}" dominant-baseline="middle">'
+                 f"{rich(label)}</text>")
+
+    def box(self, cx, cy, w, h, role, label="", size=15, dashed=False, radius=7,
+            fill=None, stroke=None, width=1.6):
+        f, s = PALETTE[role] if role else ("none", INK)
+        f, s = fill or f, stroke or s
+        dash = ' stroke-dasharray="5 4"' if dashed else ""
+        self.add(f'<rect x="{cx - w / 2}" y="{cy - h / 2}" width="{w}" height="{h}" '
+                 f'rx="{radius}" fill="{f}" stroke="{s}" stroke-width="{width}"{dash}/>')
+        if label:
+            self.text(cx, cy + 1, label, size=size)
+
+    def line(self, points, color=INK, arrow=True, dashed=False, width=1.6, halo=False):
+        path = " ".join(f"{x},{y}" for x, y in points)
+        dash = ' stroke-dasharray="5 4"' if dashed else ""
+        if halo:  # a white gap where the line crosses another
+            self.add(f'<polyline points="{path}" fill="none" stroke="#ffffff" '
+                     f'stroke-width="{width + 5}"/>')
+        marker = f' marker-end="url(#arrow-{color[1:]})"' if arrow else ""
+        self.add(f'<polyline points="{path}" fill="none" stroke="{color}" '
+                 f'stroke-width="{width}"{dash} stroke-linejoin="round"{marker}/>')
+
+    def matrix(self, x, y, rows, cols, cell, color, shades=None, label="", shape="",
+               blocked=None, outline=INK, dashed=False):
+        """A grid of cells at top-left (x, y); shades[r][c] in 0..1 tints each cell."""
+        for r in range(rows):
+            for c in range(cols):
+                shade = 0.35 if shades is None else shades[r][c]
+                fill = color
+                opacity = 0.15 + 0.85 * shade
+                if blocked and blocked(r, c):
+                    fill, opacity = "#9ca3af", 1.0
+                self.add(f'<rect x="{x + c * cell}" y="{y + r * cell}" width="{cell}" '
+                         f'height="{cell}" fill="{fill}" fill-opacity="{opacity:.2f}" '
+                         f'stroke="#ffffff" stroke-width="1"/>')
+        dash = ' stroke-dasharray="5 4"' if dashed else ""
+        self.add(f'<rect x="{x}" y="{y}" width="{cols * cell}" height="{rows * cell}" '
+                 f'fill="none" stroke="{outline}" stroke-width="1.4"{dash}/>')
+        cx = x + cols * cell / 2
+        if label:
+            self.text(cx, y - 14, label, size=14)
+        if shape:
+            self.text(cx, y + rows * cell + 15, shape, size=12, color=MUTED)
+
+    def svg(self) -> str:
+        colors = sorted({m for m in re.findall(r"url\(#arrow-([0-9a-f]{6})\)",
+                                               "".join(self.items))})
+        markers = "".join(
+            f'<marker id="arrow-{c}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+            f'fill="#{c}"/></marker>'
+            for c in colors
+        )
+        body = "\n".join(self.items)
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {self.width} {self.height}" '
+            f'width="{self.width}" height="{self.height}" role="img" '
+            f'font-family="{FONT}">\n<title>{escape(self.title)}</title>\n'
+            f"<defs>{markers}</defs>\n"
+            f'<rect x="1" y="1" width="{self.width - 2}" height="{self.height - 2}" rx="12" '
+            f'fill="#ffffff" stroke="#d1d5db" stroke-width="1.5"/>\n{body}\n</svg>\n'
+        )
+
+
+# ---------------------------------------------------------------------------
+# Figure 1: the encoder-decoder and its bottleneck (chapter 1)
+# ---------------------------------------------------------------------------
+
+def encoder_decoder() -> Figure:
+    fig = Figure(940, 380, "RNN encoder-decoder: the whole source passes through one "
+                 "context vector c, fed to every decoder step (Cho et al., 2014)")
+    enc_stroke = PALETTE["encoder"][1]
+    dec_stroke = PALETTE["decoder"][1]
+    red = PALETTE["bottleneck"][1]
+    y_out, y_state, y_in, y_bus = 62, 170, 270, 338
+    fig.text(200, 24, "encoder: reads the source", size=15, weight="bold", color=enc_stroke)
+    fig.text(715, 24, "decoder: writes the target", size=15, weight="bold", color=dec_stroke)
+
+    enc = [(60, "1"), (145, "2"), (230, "3"), (350, "S")]
+    for i, (x, j) in enumerate(enc):
+        fig.box(x, y_in, 52, 34, "token", f"$x_{j}$")
+        fig.box(x, y_state, 58, 40, "encoder", f"$h_{j}$")
+        fig.line([(x, y_in - 17), (x, y_state + 22)], enc_stroke)
+        if i:
+            prev = enc[i - 1][0]
+            if j == "S":
+                fig.line([(prev + 29, y_state), (prev + 44, y_state)], enc_stroke, arrow=False)
+                fig.text(290, y_state, "…", size=18)
+                fig.text(290, y_in, "…", size=18)
+                fig.line([(306, y_state), (x - 31, y_state)], enc_stroke)
+            else:
+                fig.line([(prev + 29, y_state), (x - 31, y_state)], enc_stroke)
+
+    # the bottleneck
+    cx = 462
+    fig.box(cx, y_state, 64, 48, "bottleneck", "$c$", size=20, width=2.6)
+    fig.line([(379, y_state), (cx - 34, y_state)], red, width=2.2)
+    fig.text(cx, y_state - 56, "context vector", size=13, color=red, weight="bold")
+    fig.text(cx, y_state - 36, "$c$ = $h_S$: fixed size", size=12, color=red)
+    fig.text(cx, y_state + 40, "the bottleneck:", size=12, color=red)
+    fig.text(cx, y_state + 55, "all of $x_1$ … $x_S$", size=12, color=red)
+
+    dec = [(575, "1", "0"), (670, "2", "1"), (765, "3", "2"), (895, "T", "T-1")]
+    fig.line([(cx + 34, y_state), (dec[0][0] - 33, y_state)], red, width=2.2)
+    fig.text((cx + dec[0][0]) / 2 + 4, y_state - 12, "$s_0$", size=12, color=red)
+    for i, (x, t, prev_t) in enumerate(dec):
+        fig.box(x, y_out, 48, 34, "token", f"$y_{t}$")
+        fig.box(x, y_state, 62, 40, "decoder", f"$s_{t}$")
+        fig.line([(x, y_state - 21), (x, y_out + 18)], dec_stroke)
+        # input of step t: the previous output token and c
+        label = "<bos>" if prev_t == "0" else f"$y_{{{prev_t}}}$"
+        fig.box(x - 14, y_in, 50, 34, "token", label, size=12 if prev_t == "0" else 14)
+        fig.box(x + 25, y_in, 26, 34, "bottleneck", "$c$", size=14)
+        fig.line([(x, y_in - 17), (x, y_state + 22)], dec_stroke)
+        fig.line([(x + 25, y_bus), (x + 25, y_in + 18)], red, dashed=True)
+        if i:
+            prev = dec[i - 1][0]
+            if t == "T":
+                fig.line([(prev + 31, y_state), (prev + 50, y_state)], dec_stroke, arrow=False)
+                fig.text(prev + 65, y_state, "…", size=18)
+                fig.text(prev + 65, y_out, "…", size=18)
+                fig.text(prev + 65, y_in, "…", size=18)
+                fig.line([(prev + 80, y_state), (x - 32, y_state)], dec_stroke)
+            else:
+                fig.line([(prev + 31, y_state), (x - 32, y_state)], dec_stroke)
+    fig.line([(cx, y_state + 66), (cx, y_bus), (dec[-1][0] + 25, y_bus)], red, arrow=False,
+             dashed=True)
+    fig.text(715, y_bus + 22 - 10, "the same $c$ at every step", size=12, color=red)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figure 2: one decoder step with attention (chapter 2)
+# ---------------------------------------------------------------------------
+
+def attention_step() -> Figure:
+    fig = Figure(980, 380, "One decoder step with attention: score every encoder state, "
+                 "softmax, weighted sum, update the decoder state")
+    enc = PALETTE["encoder"][1]
+    dec = PALETTE["decoder"][1]
+    att = PALETTE["attention"][1]
+    ctx = PALETTE["context"][1]
+    rows = [(110, "1", 0.08), (160, "2", 0.70), (210, "3", 0.14), (300, "S", 0.03)]
+    fig.box(75, 45, 70, 38, "decoder", "$s_{t-1}$")
+    fig.text(75, 78, "query", size=12, color=MUTED)
+    # s_{t-1} goes to every score (a vertical line behind the score boxes) ...
+    fig.line([(110, 45), (250, 45), (250, 300)], dec, arrow=False, dashed=True)
+    # ... and to the new state (along the top)
+    fig.line([(75, 26), (75, 14), (930, 14), (930, 178)], dec)
+    for y, j, weight in rows:
+        fig.box(75, y, 58, 34, "encoder", f"$h_{j}$")
+        fig.line([(104, y), (215, y)], enc)
+        fig.box(250, y, 68, 34, "attention", f"$e_{{t,{j}}}$")
+        fig.line([(284, y), (342, y)], att)
+        fig.line([(399, y), (422, y)], att)
+        fig.text(428, y, f"$α_{{t,{j}}}$", size=14, anchor="start")
+        # the weight as a bar, its length the weight
+        fig.add(f'<rect x="472" y="{y - 9}" width="{6 + 90 * weight:.1f}" height="18" '
+                f'fill="{att}" fill-opacity="0.75" rx="3"/>')
+        fig.line([(574, y), (596, y)], att)
+        # the weighted state, shaded by its weight
+        fig.add(f'<rect x="600" y="{y - 17}" width="76" height="34" rx="7" '
+                f'fill="{PALETTE["encoder"][0]}" stroke="{enc}" stroke-width="1.6"/>')
+        fig.add(f'<rect x="600" y="{y - 17}" width="76" height="34" rx="7" fill="{enc}" '
+                f'fill-opacity="{0.1 + 0.6 * weight:.2f}"/>')
+        fig.text(638, y + 1, f"$α_{{t,{j}}}$ $h_{j}$", size=14)
+        fig.line([(678, y), (714, 205)], enc, arrow=False)
+    for x in (75, 450, 638):
+        fig.text(x, 256, "⋮", size=18)
+    fig.text(250, 342, "score $e_{t,j}$ = $v^⊤$tanh($W s_{t-1}$ + $U h_j$)", size=12,
+             color=att)
+    fig.text(75, 342, "encoder states", size=12, color=enc)
+    # softmax over the source positions
+    fig.box(370, 205, 54, 230, "attention", "", radius=10)
+    fig.add(f'<text x="370" y="205" font-size="15" fill="{INK}" text-anchor="middle" '
+            f'dominant-baseline="middle" transform="rotate(-90 370 205)">softmax over j</text>')
+    fig.text(500, 342, "weights: ≥ 0, sum to 1", size=12, color=att)
+    fig.text(638, 342, "weighted states", size=12, color=enc)
+    # weighted sum -> context -> new state -> prediction
+    fig.add(f'<circle cx="732" cy="205" r="18" fill="#ffffff" stroke="{INK}" '
+            f'stroke-width="1.6"/>')
+    fig.text(732, 206, "Σ", size=18)
+    fig.box(805, 205, 58, 40, "context", "$c_t$", size=16)
+    fig.line([(750, 205), (774, 205)], INK)
+    fig.box(915, 205, 66, 46, "decoder", "$s_t$", size=16)
+    fig.line([(835, 205), (880, 205)], ctx)
+    fig.box(915, 312, 58, 34, "token", "$y_{t-1}$")
+    fig.line([(915, 295), (915, 230)], dec)
+    fig.box(862, 90, 58, 34, "token", "$y_t$")
+    fig.line([(902, 181), (874, 109)], dec)
+    fig.line([(815, 184), (852, 109)], ctx)
+    fig.text(805, 240, "context", size=12, color=ctx)
+    fig.text(862, 55, "predict", size=12, color=MUTED)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figure 3: queries, keys, values and scaled dot-product attention (chapter 3)
+# ---------------------------------------------------------------------------
+
+def _pattern(rows, cols, seed):
+    """Deterministic pseudo-random shades in 0..1 (no NumPy needed)."""
+    values, state = [], seed
+    for _ in range(rows):
+        row = []
+        for _ in range(cols):
+            state = (1103515245 * state + 12345) % 2**31
+            row.append((state % 1000) / 1000)
+        values.append(row)
+    return values
+
+
+def _softmax_rows(values, blocked=None):
+    import math
+    out = []
+    for r, row in enumerate(values):
+        exps = [0.0 if blocked and blocked(r, c) else math.exp(4 * v) for c, v in enumerate(row)]
+        total = sum(exps)
+        out.append([e / total for e in exps])
+    peak = max(max(r) for r in out)
+    return [[v / peak for v in row] for row in out]
+
+
+def qkv() -> Figure:
+    fig = Figure(1000, 420, "Self-attention: X times W_Q, W_K, W_V gives Q, K, V; "
+                 "softmax(Q K^T / sqrt(d_k)) with an optional mask gives A; A V is the output")
+    att = PALETTE["attention"][1]
+    ctx = PALETTE["context"][1]
+    cell, L = 14, 5
+    # X
+    fig.matrix(30, 165, L, 6, cell, "#6b7280", _pattern(L, 6, 1), "$X$", "(L, $d_{model}$)")
+    # projections
+    ys = {"Q": 50, "K": 165, "V": 280}
+    for name, y in ys.items():
+        fig.line([(118, 200), (150, 200), (150, y + 35), (222, y + 35)], INK)
+        fig.text(187, y + 22, f"× $W_{name}$", size=13)
+        fig.matrix(228, y, L, 4, cell, "#6b7280", _pattern(L, 4, ord(name)), f"${name}$",
+                   "(L, $d_k$)")
+    # scores
+    scores = _pattern(L, L, 7)
+    fig.line([(288, 85), (330, 85), (330, 128), (372, 128)], INK)
+    fig.line([(288, 200), (330, 200), (330, 144), (372, 144)], INK)
+    fig.matrix(378, 101, L, L, cell, att, scores, "$E$ = $QK^⊤$ / √$d_k$", "(L, L) scores")
+    # mask (optional): causal, shown as grey blocked cells
+    causal = lambda r, c: c > r  # noqa: E731
+    fig.line([(450, 136), (500, 136)], INK)
+    fig.matrix(506, 101, L, L, cell, att, scores, "mask (optional)", "blocked = grey",
+               blocked=causal, dashed=True)
+    fig.text(541, 210, "e.g. causal:", size=12, color=MUTED)
+    fig.text(541, 225, "no future keys", size=12, color=MUTED)
+    # softmax -> A
+    fig.line([(578, 136), (640, 136)], INK)
+    fig.text(609, 124, "softmax", size=12)
+    fig.text(609, 150, "each row", size=11, color=MUTED)
+    fig.matrix(646, 101, L, L, cell, att, _softmax_rows(scores, causal), "$A$",
+               "(L, L), rows sum to 1", blocked=causal)
+    # A V -> output
+    fig.line([(718, 136), (800, 136), (800, 185)], INK)
+    fig.line([(288, 315), (800, 315), (800, 240)], INK)
+    fig.add(f'<circle cx="800" cy="212" r="20" fill="#ffffff" stroke="{INK}" '
+            f'stroke-width="1.6"/>')
+    fig.text(800, 213, "$A V$", size=13)
+    fig.line([(821, 212), (862, 212)], INK)
+    fig.matrix(868, 177, L, 4, cell, ctx, _pattern(L, 4, 11), "output", "(L, $d_k$)")
+    fig.text(500, 400, "row $i$ of $A$: how much query $i$ takes from each key $j$; "
+             "shapes for one example (add B in front for a batch)", size=12, color=MUTED)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figure 4: multi-head attention (chapter 4)
+# ---------------------------------------------------------------------------
+
+def multi_head() -> Figure:
+    fig = Figure(1000, 430, "Multi-head attention: project, split the width into h heads "
+                 "of d_k = d_model / h, attend in each head, concatenate, project with W_O")
+    cell, L, h, dk = 12, 5, 4, 2
+    width = h * dk
+    head_shades = [_pattern(L, width, 21 + k) for k in range(3)]
+
+    def split_matrix(x, y, label, shape, shades, gap=0):
+        for head in range(h):
+            cols = [row[head * dk:(head + 1) * dk] for row in shades]
+            fig.matrix(x + head * (dk * cell + gap), y, L, dk, cell, HEADS[head], cols)
+        if label:
+            fig.text(x + (width * cell + (h - 1) * gap) / 2, y - 14, label, size=14)
+        if shape:
+            fig.text(x + (width * cell + (h - 1) * gap) / 2, y + L * cell + 15, shape,
+                     size=12, color=MUTED)
+
+    fig.matrix(30, 180, L, width, cell, "#6b7280", _pattern(L, width, 3), "$X$",
+               "(L, $d_{model}$)")
+    ys = {"Q": 45, "K": 180, "V": 315}
+    for k, (name, y) in enumerate(ys.items()):
+        fig.line([(128, 210), (160, 210), (160, y + 30), (232, y + 30)], INK)
+        fig.text(196, y + 17, f"× $W_{name}$", size=13)
+        split_matrix(238, y, f"${name}$", "", head_shades[k], gap=6)
+    fig.text(300, 405, "split: h slices of $d_k$ = $d_{model}$ / h", size=12,
+             color=MUTED)
+    # heads
+    fig.line([(372, 210), (420, 210)], INK, arrow=False)
+    fig.line([(420, 80), (420, 320)], INK, arrow=False)
+    fig.text(396, 196, "(h, L, $d_k$)", size=11, color=MUTED)
+    for head in range(h):
+        y = 60 + head * 80
+        fig.box(530, y + 20, 170, 52, None, "", fill="#ffffff", stroke=HEADS[head], width=2)
+        fig.text(530, y + 10, f"head {head + 1 if head < h - 1 else 'h'}", size=13,
+                 color=HEADS[head], weight="bold")
+        fig.text(530, y + 30, "softmax($Q_i K_i^⊤$/√$d_k$) $V_i$", size=12)
+        fig.line([(420, y + 20), (443, y + 20)], INK)
+        # the head's output, (L, d_k), in its colour
+        fig.matrix(624, y, L, dk, 8, HEADS[head], _pattern(L, dk, 60 + head))
+        fig.line([(642, y + 20), (668, y + 20)], HEADS[head], arrow=False)
+    fig.text(560, 405, "all heads in one batched product", size=12, color=MUTED)
+    # concatenate, W_O, output
+    fig.line([(668, 80), (668, 320)], INK, arrow=False)
+    fig.line([(668, 210), (706, 210)], INK)
+    split_matrix(712, 180, "concatenate", "(L, h·$d_k$) = (L, $d_{model}$)",
+                 _pattern(L, width, 40))
+    fig.line([(810, 210), (850, 210)], INK)
+    fig.text(830, 196, "× $W_O$", size=13)
+    fig.matrix(856, 180, L, width, cell, PALETTE["context"][1], _pattern(L, width, 41),
+               "output", "(L, $d_{model}$)")
+    return fig
+
+
+FIGURES = {
+    "encoder_decoder.svg": encoder_decoder,
+    "attention_step.svg": attention_step,
+    "qkv.svg": qkv,
+    "multi_head.svg": multi_head,
+}
+
+
+def main() -> None:
+    for name, draw in FIGURES.items():
+        (HERE / name).write_text(draw().svg(), encoding="utf-8")
+        print("wrote", HERE / name)
+
+
+if __name__ == "__main__":
+    main()
