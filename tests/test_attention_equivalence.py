@@ -15,7 +15,7 @@ Tiny random models: the whole file runs in seconds.
 import numpy as np
 import pytest
 
-from attention_course import convert  # first: quiet TensorFlow, Keras on TensorFlow
+from attention_course import common, convert  # first: quiet TensorFlow, Keras on TensorFlow
 from attention_course.data import BOS_ID, PAD_ID
 
 import keras  # noqa: E402
@@ -35,7 +35,7 @@ def batch():
 
 def random_torch_model(score, seed=0):
     """Larger-than-default weights, so that every input visibly matters."""
-    torch.manual_seed(seed)
+    common.set_seed(seed)
     model = torch_attention.AttentionSeq2Seq(SRC_VOCAB, TGT_VOCAB, score, EMBED, HIDDEN).eval()
     with torch.no_grad():
         for parameter in model.parameters():
@@ -48,7 +48,7 @@ def models(request, batch):
     torch_model = random_torch_model(request.param)
     keras_model = keras_attention.AttentionSeq2Seq(SRC_VOCAB, TGT_VOCAB, request.param,
                                                    EMBED, HIDDEN)
-    keras_model(batch)                                   # build the Keras weights
+    keras_model(*batch)                                   # build the Keras weights
     for variable in keras_model.weights:                 # poison: a weight left uncopied shows
         variable.assign(np.full(variable.shape, np.nan, dtype="float32"))
     convert.copy_attention_seq2seq_torch_to_keras(torch_model, keras_model)
@@ -63,7 +63,7 @@ def torch_forward(model, src, tgt_in):
 
 
 def keras_forward(model, src, tgt_in):
-    logits, weights = model((src, tgt_in), return_weights=True)
+    logits, weights = model(src, tgt_in, return_weights=True)
     return keras.ops.convert_to_numpy(logits), keras.ops.convert_to_numpy(weights)
 
 
@@ -83,7 +83,7 @@ def layer_inputs(seed=0, B=3, S=6, Q=5, K=4):
 
 
 def torch_layer(score, Q=5, K=4, A=3):
-    torch.manual_seed(0)
+    common.set_seed(0)
     if score == "additive":
         return torch_attention.AdditiveAttention(Q, K, A)
     return torch_attention.MultiplicativeAttention(Q, K)
@@ -115,8 +115,8 @@ def test_torch_layer_computes_its_formula(score):
 def test_keras_layer_matches_torch_layer(score):
     query, keys, mask = layer_inputs(seed=1)
     reference = torch_layer(score)
-    layer = (keras_attention.AdditiveAttention(3) if score == "additive"
-             else keras_attention.MultiplicativeAttention(5))
+    layer = (keras_attention.AdditiveAttention(5, 4, 3) if score == "additive"
+             else keras_attention.MultiplicativeAttention(5, 4))
     layer(query, keys, mask)                                # build
     convert.copy_attention(reference, layer)
     with torch.no_grad():
@@ -180,9 +180,10 @@ def test_greedy_decodes_agree(models, batch):
         torch_model, torch.as_tensor(src), 8, return_weights=True)
     keras_tokens, keras_weights = keras_attention.greedy_decode(keras_model, src, 8,
                                                                 return_weights=True)
-    assert len(np.unique(torch_tokens.numpy())) > 2     # the outputs depend on the input
-    np.testing.assert_array_equal(keras_tokens, torch_tokens.numpy())
-    np.testing.assert_allclose(keras_weights, torch_weights.numpy(), atol=ATOL)
+    assert isinstance(torch_tokens, np.ndarray) and isinstance(keras_tokens, np.ndarray)
+    assert len(np.unique(torch_tokens)) > 2             # the outputs depend on the input
+    np.testing.assert_array_equal(keras_tokens, torch_tokens)
+    np.testing.assert_allclose(keras_weights, torch_weights, atol=ATOL)
 
 
 @pytest.mark.parametrize("forward", [torch_forward, keras_forward], ids=["pytorch", "keras"])
@@ -208,12 +209,12 @@ def test_extra_padding_changes_nothing(models, batch, forward):
 
 def test_greedy_decoding_is_the_model_fed_its_own_outputs(models, batch):
     torch_model = models[0]
-    src = torch.as_tensor(batch[0])
+    src = batch[0]
     tokens = torch_attention.greedy_decode(torch_model, src, 6)              # (B, 6)
-    fed_back = torch.cat([torch.full((len(src), 1), BOS_ID), tokens[:, :-1]], dim=1)
+    fed_back = np.concatenate([np.full((len(src), 1), BOS_ID), tokens[:, :-1]], axis=1)
     with torch.no_grad():
-        teacher_forced = torch_model(src, fed_back).argmax(-1)
-    np.testing.assert_array_equal(teacher_forced.numpy(), tokens.numpy())
+        teacher_forced = torch_model(torch.as_tensor(src), torch.as_tensor(fed_back))
+    np.testing.assert_array_equal(teacher_forced.argmax(-1).numpy(), tokens)
 
 
 def test_unknown_score_is_refused():

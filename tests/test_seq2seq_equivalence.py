@@ -11,7 +11,7 @@ seconds.
 import numpy as np
 import pytest
 
-from attention_course import convert  # first: quiet TensorFlow, Keras on TensorFlow
+from attention_course import common, convert  # first: quiet TensorFlow, Keras on TensorFlow
 from attention_course.data import BOS_ID, PAD_ID
 
 import keras  # noqa: E402
@@ -33,7 +33,7 @@ def batch():
 def random_torch_model(seed=0):
     """PyTorch's default initialisation is so small that an untrained model
     decodes the same token for every source; larger weights make every input matter."""
-    torch.manual_seed(seed)
+    common.set_seed(seed)
     model = torch_seq2seq.Seq2Seq(SRC_VOCAB, TGT_VOCAB, EMBED, HIDDEN).eval()
     with torch.no_grad():
         for parameter in model.parameters():
@@ -45,7 +45,7 @@ def random_torch_model(seed=0):
 def models(batch):
     torch_model = random_torch_model()
     keras_model = keras_seq2seq.Seq2Seq(SRC_VOCAB, TGT_VOCAB, EMBED, HIDDEN)
-    keras_model(batch)                                   # build the Keras weights
+    keras_model(*batch)                                   # build the Keras weights
     for variable in keras_model.weights:                 # poison: a weight left uncopied shows
         variable.assign(np.full(variable.shape, np.nan, dtype="float32"))
     convert.copy_seq2seq_torch_to_keras(torch_model, keras_model)
@@ -105,7 +105,7 @@ def test_without_reordering_the_gates_the_models_differ(batch, monkeypatch):
     monkeypatch.setattr(convert, "gru_gates_torch_to_keras", lambda stacked: stacked)
     torch_model = random_torch_model()
     keras_model = keras_seq2seq.Seq2Seq(SRC_VOCAB, TGT_VOCAB, EMBED, HIDDEN)
-    keras_model(batch)
+    keras_model(*batch)
     convert.copy_seq2seq_torch_to_keras(torch_model, keras_model)
     src = batch[0]
     difference = np.abs(to_numpy(torch_model.encoder(torch.as_tensor(src))[1])
@@ -145,14 +145,14 @@ def test_teacher_forced_logits_agree(models, batch):
     torch_model, keras_model = models
     src, tgt_in = batch
     torch_logits = torch_model(torch.as_tensor(src), torch.as_tensor(tgt_in))
-    keras_logits = keras_model((src, tgt_in))
+    keras_logits = keras_model(src, tgt_in)
     assert_close(torch_logits, keras_logits)
 
 
 def test_greedy_decodes_agree(models, batch):
     torch_model, keras_model = models
     src = batch[0]
-    torch_tokens = to_numpy(torch_seq2seq.greedy_decode(torch_model, torch.as_tensor(src), MAX_LEN))
+    torch_tokens = torch_seq2seq.greedy_decode(torch_model, src, MAX_LEN)
     keras_tokens = keras_seq2seq.greedy_decode(keras_model, src, MAX_LEN)
     assert torch_tokens.shape == keras_tokens.shape == (len(src), MAX_LEN)
     np.testing.assert_array_equal(torch_tokens, keras_tokens)
@@ -168,7 +168,7 @@ def test_greedy_decode_is_teacher_forcing_on_its_own_output(models, batch):
     fed = np.concatenate([np.full((len(src), 1), BOS_ID), tokens[:, :-1]], axis=1)
     torch_logits = torch_model(torch.as_tensor(src), torch.as_tensor(fed))
     np.testing.assert_array_equal(to_numpy(torch_logits).argmax(-1), tokens)
-    np.testing.assert_array_equal(to_numpy(keras_model((src, fed))).argmax(-1), tokens)
+    np.testing.assert_array_equal(to_numpy(keras_model(src, fed)).argmax(-1), tokens)
 
 
 # ---------------------------------------------------------------- padding
@@ -228,7 +228,7 @@ def gru_weights(gru, suffix=""):
 
 
 def test_torch_gru_matches_numpy_reference():
-    torch.manual_seed(3)
+    common.set_seed(3)
     gru = torch.nn.GRU(EMBED, HIDDEN, batch_first=True)
     rng = np.random.default_rng(3)
     x = rng.normal(size=(2, 5, EMBED)).astype("float32")
