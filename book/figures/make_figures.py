@@ -27,6 +27,7 @@ PALETTE = {  # role: (fill, stroke)
     "context": ("#dcfce7", "#15803d"),
     "bottleneck": ("#fee2e2", "#b91c1c"),
 }
+TEXT_SCALE = 1.2
 HEADS = ["#2563eb", "#db2777", "#059669", "#d97706"]  # one colour per head (figure 4)
 
 
@@ -73,6 +74,7 @@ class Figure:
         self.items.append(item)
 
     def text(self, x, y, label, size=14, anchor="middle", color=INK, weight="normal"):
+        size = round(size * TEXT_SCALE, 1)  # the book shows these at about 75% size
         self.add(f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" '
                  f'fill="{color}" font-weight="{weight}" dominant-baseline="middle">'
                  f"{rich(label)}</text>")
@@ -211,7 +213,7 @@ def encoder_decoder() -> Figure:
 # ---------------------------------------------------------------------------
 
 def attention_step() -> Figure:
-    fig = Figure(980, 380, "One decoder step with attention: score every encoder state, "
+    fig = Figure(980, 390, "One decoder step with attention: score every encoder state, "
                  "softmax, weighted sum, update the decoder state")
     enc = PALETTE["encoder"][1]
     dec = PALETTE["decoder"][1]
@@ -244,15 +246,15 @@ def attention_step() -> Figure:
         fig.line([(678, y), (714, 205)], enc, arrow=False)
     for x in (75, 450, 638):
         fig.text(x, 256, "⋮", size=18)
-    fig.text(250, 342, "score $e_{t,j}$ = $v^⊤$tanh($W s_{t-1}$ + $U h_j$)", size=12,
+    fig.text(250, 366, "score $e_{t,j}$ = $v^⊤$tanh($W s_{t-1}$ + $U h_j$)", size=12,
              color=att)
     fig.text(75, 342, "encoder states", size=12, color=enc)
     # softmax over the source positions
     fig.box(370, 205, 54, 230, "attention", "", radius=10)
     fig.add(f'<text x="370" y="205" font-size="15" fill="{INK}" text-anchor="middle" '
             f'dominant-baseline="middle" transform="rotate(-90 370 205)">softmax over j</text>')
-    fig.text(500, 342, "weights: ≥ 0, sum to 1", size=12, color=att)
-    fig.text(638, 342, "weighted states", size=12, color=enc)
+    fig.text(480, 342, "weights: ≥ 0, sum to 1", size=12, color=att)
+    fig.text(650, 366, "weighted states", size=12, color=enc)
     # weighted sum -> context -> new state -> prediction
     fig.add(f'<circle cx="732" cy="205" r="18" fill="#ffffff" stroke="{INK}" '
             f'stroke-width="1.6"/>')
@@ -321,16 +323,17 @@ def qkv() -> Figure:
     # mask (optional): causal, shown as grey blocked cells
     causal = lambda r, c: c > r  # noqa: E731
     fig.line([(450, 136), (500, 136)], INK)
-    fig.matrix(506, 101, L, L, cell, att, scores, "mask (optional)", "blocked = grey",
+    fig.matrix(506, 101, L, L, cell, att, scores, "mask", "optional",
                blocked=causal, dashed=True)
-    fig.text(541, 210, "e.g. causal:", size=12, color=MUTED)
-    fig.text(541, 225, "no future keys", size=12, color=MUTED)
+    fig.text(541, 203, "grey = blocked", size=12, color=MUTED)
+    fig.text(541, 220, "(here: causal)", size=12, color=MUTED)
     # softmax -> A
     fig.line([(578, 136), (640, 136)], INK)
     fig.text(609, 124, "softmax", size=12)
     fig.text(609, 150, "each row", size=11, color=MUTED)
     fig.matrix(646, 101, L, L, cell, att, _softmax_rows(scores, causal), "$A$",
-               "(L, L), rows sum to 1", blocked=causal)
+               "(L, L)", blocked=causal)
+    fig.text(681, 203, "rows sum to 1", size=12, color=MUTED)
     # A V -> output
     fig.line([(718, 136), (800, 136), (800, 185)], INK)
     fig.line([(288, 315), (800, 315), (800, 240)], INK)
@@ -377,7 +380,6 @@ def multi_head() -> Figure:
     # heads
     fig.line([(372, 210), (420, 210)], INK, arrow=False)
     fig.line([(420, 80), (420, 320)], INK, arrow=False)
-    fig.text(396, 196, "(h, L, $d_k$)", size=11, color=MUTED)
     for head in range(h):
         y = 60 + head * 80
         fig.box(530, y + 20, 170, 52, None, "", fill="#ffffff", stroke=HEADS[head], width=2)
@@ -388,15 +390,15 @@ def multi_head() -> Figure:
         # the head's output, (L, d_k), in its colour
         fig.matrix(624, y, L, dk, 8, HEADS[head], _pattern(L, dk, 60 + head))
         fig.line([(642, y + 20), (668, y + 20)], HEADS[head], arrow=False)
-    fig.text(560, 405, "all heads in one batched product", size=12, color=MUTED)
+    fig.text(560, 405, "all heads at once: (h, L, $d_k$)", size=12, color=MUTED)
     # concatenate, W_O, output
     fig.line([(668, 80), (668, 320)], INK, arrow=False)
     fig.line([(668, 210), (706, 210)], INK)
     split_matrix(712, 180, "concatenate", "(L, h·$d_k$) = (L, $d_{model}$)",
                  _pattern(L, width, 40))
-    fig.line([(810, 210), (850, 210)], INK)
-    fig.text(830, 196, "× $W_O$", size=13)
-    fig.matrix(856, 180, L, width, cell, PALETTE["context"][1], _pattern(L, width, 41),
+    fig.line([(810, 210), (868, 210)], INK)
+    fig.text(838, 196, "× $W_O$", size=13)
+    fig.matrix(874, 180, L, width, cell, PALETTE["context"][1], _pattern(L, width, 41),
                "output", "(L, $d_{model}$)")
     return fig
 
