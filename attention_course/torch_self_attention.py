@@ -9,13 +9,13 @@ from attention_course.data import PAD_ID
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
-    """softmax(q k^T / sqrt(d_k)) v.  q: (B, L, d_k), k: (B, S, d_k), v: (B, S, d_v);
-    mask: bool, broadcastable to (B, L, S), True where attention is allowed."""
-    scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (B, L, S)
+    """softmax(q k^T / sqrt(d_k)) v.  q: (B, T, d_k), k: (B, S, d_k), v: (B, S, d_v);
+    mask: bool, broadcastable to (B, T, S), True where attention is allowed."""
+    scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (B, T, S)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))     # blocked: weight exactly 0
     weights = torch.softmax(scores, dim=-1)                   # each row sums to 1
-    return weights @ v, weights                               # (B, L, d_v), (B, L, S)
+    return weights @ v, weights                               # (B, T, d_v), (B, T, S)
 
 
 def padding_mask(tokens, pad_id=PAD_ID):
@@ -23,9 +23,10 @@ def padding_mask(tokens, pad_id=PAD_ID):
     return (tokens != pad_id).unsqueeze(1)
 
 
-def causal_mask(length, device=None):
-    """(L, L): True on and below the diagonal (position i sees positions j <= i)."""
-    return torch.ones(length, length, dtype=torch.bool, device=device).tril()
+def causal_mask(length):
+    """(L, L): True on and below the diagonal (position i sees positions j <= i).
+    Built on the CPU, like every tensor made without a device: move it with .to(device)."""
+    return torch.ones(length, length, dtype=torch.bool).tril()
 
 
 class SelfAttention(nn.Module):
@@ -37,6 +38,9 @@ class SelfAttention(nn.Module):
         self.key = nn.Linear(d_model, d_k)                    # W_K
         self.value = nn.Linear(d_model, d_k)                  # W_V (d_v = d_k here)
         self.output_projection = nn.Linear(d_k, d_model)     # W_O
+        for linear in (self.query, self.key, self.value, self.output_projection):
+            nn.init.xavier_uniform_(linear.weight)            # as Keras' Dense starts:
+            nn.init.zeros_(linear.bias)                       # Glorot uniform, zero bias
 
     def forward(self, x, attention_mask=None):               # x: (B, L, d_model)
         q, k, v = self.query(x), self.key(x), self.value(x)   # (B, L, d_k) each

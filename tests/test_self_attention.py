@@ -7,6 +7,8 @@
   with one head and copied weights (masks translated: PyTorch's layer wants True
   where attention is *blocked*);
 - Keras and PyTorch layers agree with copied weights;
+- both layers start from the same distribution (Glorot uniform weights, zero
+  biases: Keras' Dense default, which the PyTorch layer adopts);
 - properties: blocked weights are exactly 0 and rows sum to 1; a future token
   never changes an earlier output under the causal mask; padded positions never
   change real outputs; permuting the input permutes the output.
@@ -14,7 +16,7 @@
 import numpy as np
 import pytest
 
-from attention_course import convert  # first: quiet TensorFlow, Keras on TensorFlow
+from attention_course import common, convert  # first: quiet TensorFlow, Keras on TensorFlow
 
 import keras  # noqa: E402
 import torch  # noqa: E402
@@ -101,8 +103,30 @@ def test_mask_builders(module):
 
 # ---------------------------------------------------------------- the layers
 def torch_layer(d_model=12, d_k=5, seed=0):
-    torch.manual_seed(seed)
+    common.set_seed(seed)
     return tsa.SelfAttention(d_model, d_k).eval()
+
+
+def glorot_limit(fan_in, fan_out):
+    return np.sqrt(6 / (fan_in + fan_out))
+
+
+def test_both_layers_start_like_keras_dense():
+    d_model, d_k = 64, 48
+    torch_weights = {name: p.detach().numpy()
+                     for name, p in torch_layer(d_model, d_k).named_parameters()}
+    keras_layer = ksa.SelfAttention(d_model, d_k)
+    keras_layer(np.zeros((1, 2, d_model), "float32"))
+    for dense in ("query", "key", "value", "output_projection"):
+        torch_kernel = torch_weights[f"{dense}.weight"].T              # (in, out), as Keras
+        keras_kernel = getattr(keras_layer, dense).kernel.numpy()
+        assert torch_kernel.shape == keras_kernel.shape
+        limit = glorot_limit(*keras_kernel.shape)
+        for kernel in (torch_kernel, keras_kernel):
+            assert np.abs(kernel).max() <= limit
+            assert abs(kernel.std() / (limit / np.sqrt(3)) - 1) < 0.1   # uniform on ±limit
+        assert np.all(torch_weights[f"{dense}.bias"] == 0)
+        assert np.all(getattr(keras_layer, dense).bias.numpy() == 0)
 
 
 def test_torch_layer_matches_multihead_attention_with_one_head():
