@@ -6,20 +6,20 @@ from keras import layers, ops
 from attention_course.keras_self_attention import scaled_dot_product_attention
 
 
-def split_heads(x, num_heads):                       # (B, L, d_model) -> (B, h, L, d_head)
+def split_heads(x, num_heads):                       # (B, L, d_model) -> (B, h, L, d_k)
     batch, length, d_model = ops.shape(x)
     x = ops.reshape(x, (batch, length, num_heads, d_model // num_heads))
     return ops.transpose(x, (0, 2, 1, 3))
 
 
-def merge_heads(x):                                  # (B, h, L, d_head) -> (B, L, h d_head)
+def merge_heads(x):                                  # (B, h, L, d_k) -> (B, L, h d_k)
     x = ops.transpose(x, (0, 2, 1, 3))
-    batch, length, num_heads, d_head = ops.shape(x)
-    return ops.reshape(x, (batch, length, num_heads * d_head))
+    batch, length, num_heads, d_k = ops.shape(x)
+    return ops.reshape(x, (batch, length, num_heads * d_k))
 
 
 class MultiHeadAttention(layers.Layer):
-    """h heads of scaled dot-product attention, each d_model / h wide, computed together."""
+    """h heads of scaled dot-product attention, each d_k = d_model / h wide, computed together."""
 
     def __init__(self, d_model, num_heads, **kwargs):
         super().__init__(**kwargs)
@@ -34,10 +34,10 @@ class MultiHeadAttention(layers.Layer):
     def call(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                  # self-attention
             key_value_input = query_input
-        q = split_heads(self.query(query_input), self.num_heads)      # (B, h, L, d_head)
-        k = split_heads(self.key(key_value_input), self.num_heads)    # (B, h, S, d_head)
-        v = split_heads(self.value(key_value_input), self.num_heads)  # (B, h, S, d_head)
-        if attention_mask is not None:               # (B, L, S) or (B, 1, S) or (L, S)
+        q = split_heads(self.query(query_input), self.num_heads)      # (B, h, T, d_k)
+        k = split_heads(self.key(key_value_input), self.num_heads)    # (B, h, S, d_k)
+        v = split_heads(self.value(key_value_input), self.num_heads)  # (B, h, S, d_k)
+        if attention_mask is not None:               # (B, T, S) or (B, 1, S) or (T, S)
             attention_mask = ops.expand_dims(attention_mask, -3)  # the same for every head
         attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)
-        return self.output_projection(merge_heads(attended)), weights  # (B,L,d), (B,h,L,S)
+        return self.output_projection(merge_heads(attended)), weights  # (B,T,d), (B,h,T,S)

@@ -6,20 +6,20 @@ from torch import nn
 from attention_course.torch_self_attention import scaled_dot_product_attention
 
 
-def split_heads(x, num_heads):                       # (B, L, d_model) -> (B, h, L, d_head)
+def split_heads(x, num_heads):                       # (B, L, d_model) -> (B, h, L, d_k)
     batch, length, d_model = x.shape
     x = x.reshape(batch, length, num_heads, d_model // num_heads)
     return x.transpose(1, 2)
 
 
-def merge_heads(x):                                  # (B, h, L, d_head) -> (B, L, h d_head)
+def merge_heads(x):                                  # (B, h, L, d_k) -> (B, L, h d_k)
     x = x.transpose(1, 2)
-    batch, length, num_heads, d_head = x.shape
-    return x.reshape(batch, length, num_heads * d_head)
+    batch, length, num_heads, d_k = x.shape
+    return x.reshape(batch, length, num_heads * d_k)
 
 
 class MultiHeadAttention(nn.Module):
-    """h heads of scaled dot-product attention, each d_model / h wide, computed together."""
+    """h heads of scaled dot-product attention, each d_k = d_model / h wide, computed together."""
 
     def __init__(self, d_model, num_heads):
         super().__init__()
@@ -30,14 +30,17 @@ class MultiHeadAttention(nn.Module):
         self.key = nn.Linear(d_model, d_model)       # W_K
         self.value = nn.Linear(d_model, d_model)     # W_V
         self.output_projection = nn.Linear(d_model, d_model)   # W_O
+        for linear in (self.query, self.key, self.value, self.output_projection):
+            nn.init.xavier_uniform_(linear.weight)   # as Keras' Dense starts:
+            nn.init.zeros_(linear.bias)              # Glorot uniform, zero bias
 
     def forward(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                  # self-attention
             key_value_input = query_input
-        q = split_heads(self.query(query_input), self.num_heads)      # (B, h, L, d_head)
-        k = split_heads(self.key(key_value_input), self.num_heads)    # (B, h, S, d_head)
-        v = split_heads(self.value(key_value_input), self.num_heads)  # (B, h, S, d_head)
-        if attention_mask is not None:               # (B, L, S) or (B, 1, S) or (L, S)
+        q = split_heads(self.query(query_input), self.num_heads)      # (B, h, T, d_k)
+        k = split_heads(self.key(key_value_input), self.num_heads)    # (B, h, S, d_k)
+        v = split_heads(self.value(key_value_input), self.num_heads)  # (B, h, S, d_k)
+        if attention_mask is not None:               # (B, T, S) or (B, 1, S) or (T, S)
             attention_mask = attention_mask.unsqueeze(-3)  # the same for every head
         attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)
-        return self.output_projection(merge_heads(attended)), weights  # (B,L,d), (B,h,L,S)
+        return self.output_projection(merge_heads(attended)), weights  # (B,T,d), (B,h,T,S)

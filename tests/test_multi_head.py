@@ -7,12 +7,13 @@
 - each head equals chapter 3's single-head attention on its slice of the weights
   (the batched computation is the definition, without a loop);
 - our Keras and PyTorch layers agree; the two library layers agree;
+- both layers start from Glorot uniform weights and zero biases;
 - d_model not divisible by num_heads is refused.
 """
 import numpy as np
 import pytest
 
-from attention_course import convert  # first: quiet TensorFlow, Keras on TensorFlow
+from attention_course import common, convert  # first: quiet TensorFlow, Keras on TensorFlow
 
 import keras  # noqa: E402
 import torch  # noqa: E402
@@ -47,7 +48,7 @@ def test_split_and_merge_heads(module):
 
 @pytest.fixture(scope="module")
 def torch_layers():
-    torch.manual_seed(0)
+    common.set_seed(0)
     ours = torch_multi_head.MultiHeadAttention(D, H).eval()
     library = torch.nn.MultiheadAttention(D, H, batch_first=True).eval()
     with torch.no_grad():
@@ -160,3 +161,83 @@ def test_our_keras_and_torch_layers_agree(torch_layers):
 def test_width_must_divide_by_heads(layer):
     with pytest.raises(ValueError, match="not divisible"):
         layer(24, 5)
+
+
+def test_both_layers_start_like_keras_dense():
+    d_model, num_heads = 64, 8
+    common.set_seed(1)
+    ours_torch = torch_multi_head.MultiHeadAttention(d_model, num_heads)
+    ours_keras = keras_multi_head.MultiHeadAttention(d_model, num_heads)
+    ours_keras(np.zeros((1, 2, d_model), "float32"))
+    limit = np.sqrt(6 / (2 * d_model))                     # Glorot uniform, fan-in = fan-out
+    for dense in ("query", "key", "value", "output_projection"):
+        kernels = (to_numpy(getattr(ours_torch, dense).weight),
+                   getattr(ours_keras, dense).kernel.numpy())
+        for kernel in kernels:
+            assert np.abs(kernel).max() <= limit
+            assert abs(kernel.std() / (limit / np.sqrt(3)) - 1) < 0.1
+        assert np.all(to_numpy(getattr(ours_torch, dense).bias) == 0)
+        assert np.all(getattr(ours_keras, dense).bias.numpy() == 0)
+
+
+def test_one_recipe_trains_the_same_in_both_frameworks():
+    """Chapter 4's claim: from the same initial weights and the same batches, the two
+    training loops (Adam, cosine decay, clipping to norm 1) give the same loss at every
+    step, so what differs between the frameworks' runs is only the random draws."""
+    from attention_course import keras_training, torch_training
+
+    vocab, length, width, steps, batch = 16, 8, 16, 60, 32
+    x = np.random.default_rng(0).integers(0, vocab, size=(steps * batch, length))
+    y = np.roll(x, 1, axis=1)                                  # the previous symbol
+
+    def batches():
+        for step in range(steps):
+            rows = slice(step * batch, (step + 1) * batch)
+            yield x[rows], y[rows]
+
+    class KerasModel(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.tokens = keras.layers.Embedding(vocab, width)
+            self.positions = keras.layers.Embedding(length, width)
+            self.attention = keras_multi_head.MultiHeadAttention(width, 2)
+            self.readout = keras.layers.Dense(vocab)
+
+        def call(self, tokens):
+            h = self.tokens(tokens) + self.positions(keras.ops.arange(length))
+            return self.readout(self.attention(h)[0])
+
+    class TorchModel(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens = torch.nn.Embedding(vocab, width)
+            self.positions = torch.nn.Embedding(length, width)
+            self.attention = torch_multi_head.MultiHeadAttention(width, 2)
+            self.readout = torch.nn.Linear(width, vocab)
+
+        def forward(self, tokens):
+            return self.readout(self.attention(self.tokens(tokens) + self.positions.weight)[0])
+
+    def keras_loss(model, batch):
+        tokens, targets = batch
+        return keras.ops.mean(keras.losses.sparse_categorical_crossentropy(
+            targets, model(tokens), from_logits=True))
+
+    def torch_loss(model, batch):
+        tokens, targets = (torch.as_tensor(a) for a in batch)
+        return torch.nn.functional.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+
+    common.set_seed(2)
+    torch_model, keras_model = TorchModel(), KerasModel()
+    keras_model(x[:1])
+    keras_model.tokens.embeddings.assign(torch_model.tokens.weight.detach().numpy())
+    keras_model.positions.embeddings.assign(torch_model.positions.weight.detach().numpy())
+    convert.copy_self_attention(torch_model.attention, keras_model.attention)
+    keras_model.readout.kernel.assign(torch_model.readout.weight.detach().numpy().T)
+    keras_model.readout.bias.assign(torch_model.readout.bias.detach().numpy())
+
+    settings = dict(lr=3e-3, final_lr_fraction=0.05, clip_norm=1.0)
+    keras_losses = keras_training.train(keras_model, batches(), steps, keras_loss, **settings)
+    torch_losses = torch_training.train(torch_model, batches(), steps, torch_loss, **settings)
+    assert keras_losses[-1] < keras_losses[0] - 0.1             # the weights do move
+    np.testing.assert_allclose(keras_losses, torch_losses, rtol=1e-3, atol=1e-4)
