@@ -13,7 +13,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test export timings clean
+.PHONY: setup book test export timings bench clean
 
 setup: $(STAMP)
 
@@ -43,3 +43,7 @@ export: $(STAMP)
 # Rewrite book/timings.md from the last `make test` run.
 timings: $(STAMP)
 	$(BIN)/python -m attention_course.timings
+
+# Milliseconds per training step of every chapter's models, before/after, both frameworks.
+bench: $(STAMP)
+	$(BIN)/python -m attention_course.bench

@@ -279,28 +279,36 @@ def bucketed_batches(arrays: Arrays, batch_size: int, seed: int = 0,
     bucket's widths (its longest source, its longest target), so a model
     computes little padding: on the number task the batches are about 2.5 times
     narrower than the full (44, 30) arrays. Each bucket has fixed widths, so a
-    compiled step sees only a handful of shapes. Every batch has exactly
-    ``batch_size`` rows: the few rows left over in a bucket wait for the next
-    epoch's shuffle. Deterministic for a seed; framework-neutral (NumPy).
+    compiled step sees only a handful of shapes.
+
+    The loss of a batch is a mean over its target tokens, so a batch of short
+    rows would weigh as much as a batch of long ones; to give every target token
+    the weight it has with random batches, each batch's bucket is drawn with
+    probability proportional to the target tokens the bucket holds (long
+    sources come up more often than short ones). Within a bucket the rows are
+    reshuffled every time the bucket has been gone through. Every batch has
+    exactly ``batch_size`` rows. Deterministic for a seed; NumPy only.
     """
     src_lengths = arrays.src_lengths
     tgt_lengths = (arrays.tgt_out != PAD_ID).sum(axis=1)
     bucket_of = (src_lengths - 1) // bucket_width
-    buckets = []                                           # (rows, source width, target width)
+    buckets = []                                 # (rows, source width, target width)
     for bucket in np.unique(bucket_of):
         rows = np.flatnonzero(bucket_of == bucket)
         if len(rows) >= batch_size:
             buckets.append((rows, int(src_lengths[rows].max()), int(tgt_lengths[rows].max())))
     if not buckets:
         raise ValueError(f"no bucket holds {batch_size} rows: use a smaller batch_size")
+    tokens = np.array([tgt_lengths[rows].sum() for rows, _, _ in buckets], dtype=float)
     rng = np.random.default_rng(seed)
-    while True:                                            # one epoch per pass
-        plan = []                                          # (rows of one batch, S, T)
-        for rows, src_width, tgt_width in buckets:
-            rows = rng.permutation(rows)
-            plan += [(rows[i:i + batch_size], src_width, tgt_width)
-                     for i in range(0, len(rows) - batch_size + 1, batch_size)]
-        for k in rng.permutation(len(plan)):
-            rows, src_width, tgt_width = plan[k]
-            yield Arrays(arrays.src[rows, :src_width], arrays.tgt_in[rows, :tgt_width],
-                         arrays.tgt_out[rows, :tgt_width])
+    order = [rng.permutation(rows) for rows, _, _ in buckets]
+    position = [0] * len(buckets)
+    while True:
+        b = rng.choice(len(buckets), p=tokens / tokens.sum())
+        if position[b] + batch_size > len(order[b]):       # gone through: reshuffle
+            order[b], position[b] = rng.permutation(buckets[b][0]), 0
+        rows = order[b][position[b]:position[b] + batch_size]
+        position[b] += batch_size
+        _, src_width, tgt_width = buckets[b]
+        yield Arrays(arrays.src[rows, :src_width], arrays.tgt_in[rows, :tgt_width],
+                     arrays.tgt_out[rows, :tgt_width])

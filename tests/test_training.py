@@ -155,29 +155,43 @@ def test_losses_fall_on_a_learnable_task(task):
         assert np.mean(losses[-10:]) < np.mean(losses[:10]) - 0.3, framework
 
 
-def test_bucketed_batches_cut_padding_and_keep_every_row(task):
+def test_bucketed_batches_cut_padding_and_weigh_tokens_like_random_batches(task):
     arrays = task.train
-    seen = []
-    generator = data.bucketed_batches(arrays, 64, seed=0, bucket_width=8)
-    per_epoch = sum(len(np.flatnonzero(((arrays.src_lengths - 1) // 8) == b)) // 64
-                    for b in np.unique((arrays.src_lengths - 1) // 8))
-    shapes = set()
-    for _ in range(per_epoch):
-        batch = next(generator)
-        assert len(batch) == 64
-        lengths = batch.src_lengths
-        assert lengths.max() - lengths.min() < 8             # one bucket
-        assert batch.src.shape[1] < arrays.src.shape[1] or lengths.max() > 36
-        assert np.all((batch.tgt_out != data.PAD_ID).sum(1) <= batch.tgt_out.shape[1])
-        shapes.add((batch.src.shape, batch.tgt_in.shape))
-        seen.append(batch)
-    assert len(shapes) <= 6                                  # one shape per bucket
-    # Rows are copied whole (only padding is cut) and none repeats within an epoch.
-    keys = [tuple(row[row != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID])
-            for b in seen for row, t in zip(b.src, b.tgt_out)]
-    assert len(keys) == len(set(keys))
+    width = 8
+    bucket_of = (arrays.src_lengths - 1) // width
+    tgt_lengths = (arrays.tgt_out != data.PAD_ID).sum(1)
     full = {tuple(r[r != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID])
             for r, t in zip(arrays.src, arrays.tgt_out)}
-    assert set(keys) <= full and len(keys) > 0.9 * len(full)
-    again = data.bucketed_batches(arrays, 64, seed=0, bucket_width=8)
-    assert np.array_equal(next(again).src, seen[0].src)     # deterministic for a seed
+    generator = data.bucketed_batches(arrays, 32, seed=0, bucket_width=width)
+    shapes, drawn = set(), []
+    for _ in range(3000):
+        batch = next(generator)
+        assert len(batch) == 32
+        lengths = batch.src_lengths
+        bucket = (lengths - 1) // width
+        assert np.all(bucket == bucket[0])                     # one bucket per batch
+        in_bucket = bucket_of == bucket[0]
+        # cut to the bucket's widths: its longest source and target, not the full arrays'
+        assert batch.src.shape[1] == arrays.src_lengths[in_bucket].max()
+        assert batch.tgt_out.shape[1] == tgt_lengths[in_bucket].max()
+        shapes.add((batch.src.shape, batch.tgt_in.shape))
+        drawn.append(bucket[0])
+        for r, t in zip(batch.src, batch.tgt_out):             # rows copied whole
+            assert tuple(r[r != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID]) in full
+    # One shape per bucket; a bucket with fewer rows than a batch is left out.
+    buckets = [b for b in np.unique(bucket_of) if np.sum(bucket_of == b) >= 32]
+    assert len(shapes) == len(buckets) >= 4
+    # Buckets come up in proportion to the target tokens they hold.
+    tokens = np.array([tgt_lengths[bucket_of == b].sum() for b in buckets], dtype=float)
+    counts = np.array([np.sum(np.array(drawn) == b) for b in buckets])
+    np.testing.assert_allclose(counts / counts.sum(), tokens / tokens.sum(), atol=0.03)
+    again = data.bucketed_batches(arrays, 32, seed=0, bucket_width=width)
+    first = data.bucketed_batches(arrays, 32, seed=0, bucket_width=width)
+    assert np.array_equal(next(again).src, next(first).src)    # deterministic for a seed
+
+
+def test_bucketed_batches_go_through_a_bucket_before_repeating_a_row(task):
+    arrays = task.train
+    generator = data.bucketed_batches(arrays, 16, seed=1, bucket_width=44)   # one bucket
+    rows = [tuple(r) for _ in range(len(arrays) // 16) for r in next(generator).src]
+    assert len(set(rows)) == len(rows)
