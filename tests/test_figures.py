@@ -19,7 +19,8 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 FIGURES = BOOK / "figures"
 SVG = "{http://www.w3.org/2000/svg}"
 # Figures the chapters are built around (issue 13): one architecture diagram each.
-EXPECTED = ["encoder_decoder.svg", "attention_step.svg", "qkv.svg", "multi_head.svg"]
+EXPECTED = ["encoder_decoder.svg", "attention_step.svg", "qkv.svg", "multi_head.svg",
+            "positional_rotation.svg"]
 
 
 def _script():

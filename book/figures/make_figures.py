@@ -411,6 +411,58 @@ FIGURES = {
 }
 
 
+# ---------------------------------------------------------------------------
+# Figure 5: PE(p + k) as a rotation of PE(p), one per frequency pair (chapter 5)
+# ---------------------------------------------------------------------------
+
+def positional_rotation() -> Figure:
+    import math
+
+    d_model, p, k = 16, 2, 3
+    fig = Figure(940, 372, "PE(p + k) = R_k PE(p): each frequency pair of the sinusoidal "
+                 "encoding is a point on a circle, turned by k times its frequency")
+    fig.text(470, 30, f"$d_{{model}}$ = {d_model}, from position p = {p} to p + k = {p + k}",
+             size=14, color=MUTED)
+    blue, green, purple = (PALETTE[r][1] for r in ("encoder", "context", "attention"))
+    radius = 92
+    for n, i in enumerate((0, 1, 2)):
+        cx, cy = 165 + 305 * n, 180
+        omega = 10000 ** (-2 * i / d_model)
+        a, b = p * omega, k * omega
+        fig.add(f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="none" stroke="#9ca3af" '
+                f'stroke-width="1.4"/>')
+        fig.line([(cx - radius - 14, cy), (cx + radius + 14, cy)], color=MUTED, arrow=False,
+                 width=1)
+        fig.line([(cx, cy + radius + 14), (cx, cy - radius - 14)], color=MUTED, arrow=False,
+                 width=1)
+        fig.text(cx - radius - 14, cy + 14, f"$PE_{{{2 * i}}}$ (sin)", size=11,
+                 anchor="start", color=MUTED)
+        fig.text(cx + 8, cy + radius + 8, f"$PE_{{{2 * i + 1}}}$ (cos)", size=11,
+                 anchor="start", color=MUTED)
+
+        def point(angle, r=radius):        # x = sin, y = cos: clockwise from the top
+            return cx + r * math.sin(angle), cy - r * math.cos(angle)
+
+        arc = [point(a + b * t / 24, radius * 0.62) for t in range(25)]
+        fig.line(arc, color=purple, width=2)
+        mid = point(a + b / 2, radius * 0.36)
+        fig.text(mid[0], mid[1], f"k$ω_{i}$", size=12, color=purple)
+        for angle, color, label in ((a, blue, "p"), (a + b, green, "p + k")):
+            x, y = point(angle)
+            fig.line([(cx, cy), (x, y)], color=color, arrow=False, width=1.8)
+            fig.add(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="{color}"/>')
+            lx, ly = point(angle, radius + 22)
+            side = math.sin(angle)
+            anchor = "start" if side > 0.3 else "end" if side < -0.3 else "middle"
+            fig.text(lx, ly, label, size=13, color=color, weight="bold", anchor=anchor)
+        fig.text(cx, 328, f"pair i = {i}: $ω_{i}$ = {omega:.3g}", size=13)
+        fig.text(cx, 352, f"turned by k$ω_{i}$ = {b:.2f} rad", size=13, color=purple)
+    return fig
+
+
+FIGURES["positional_rotation.svg"] = positional_rotation
+
+
 def main() -> None:
     for name, draw in FIGURES.items():
         (HERE / name).write_text(draw().svg(), encoding="utf-8")
