@@ -19,7 +19,7 @@ def merge_heads(x):                                  # (B, h, L, d_k) -> (B, L, 
 
 
 class MultiHeadAttention(nn.Module):
-    """h heads of scaled dot-product attention, each d_k = d_model / h wide, computed together."""
+    """h heads of scaled dot-product attention, each d_k = d_model / h wide, all at once."""
 
     def __init__(self, d_model, num_heads):
         super().__init__()
