@@ -27,7 +27,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 
 from attention_course.grading.execute import SandboxedExecute
 from attention_course.grading.feedback import HideHiddenTestsInFeedback
-from attention_course.grading.sanitize import GuardGradedCells, ReadableNotebookExporter, RestoreMissingCells
+from attention_course.grading.sanitize import ReadableNotebookExporter, RepairSubmission
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -40,21 +40,24 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # ---------------------------------------------------------------- autograding untrusted notebooks
 # Student code runs during `nbgrader autograde`. The course's grading package
 # (attention_course/grading/, threat model in the README's instructor guide) makes nbgrader:
-#  1. sanitize: rewrite every cell's nbgrader metadata from the gradebook (GuardGradedCells), restore
-#     edited locked cells (nbgrader's OverwriteCells) and put back deleted ones (RestoreMissingCells,
-#     instead of nbgrader's add_missing_cells, which fails on some deletions); a notebook that
-#     cannot be read is graded as the blank release, with a note (ReadableNotebookExporter);
+#  1. sanitize: read the file however an editor saved it (ReadableNotebookExporter), then grade what
+#     the student wrote by one rule (RepairSubmission; the rule is in sanitize.py and the README):
+#     the given cells (instructions, set-up, tests) run as released, in their released places;
+#     answer cells, and their copies and halves, run in their own part; the student's own cells
+#     stay next to the cell they follow. What was repaired is noted at the top of the feedback and
+#     in a WARNING; only a file that is not a notebook is graded as the blank release (ERROR, note).
+#     nbgrader's DeduplicateIds and OverwriteCells stay as a second line (they find nothing to do);
 #  2. run it in a sandboxed kernel (bubblewrap: no network, no course files; prlimit limits; a
 #     throw-away user id) with time and output budgets, where a hang, a crash or a flood fails
 #     the cell concerned and the batch goes on (SandboxedExecute);
 #  3. confirm every test cell's verdict outside the kernel against the reference solution's
 #     observations (verify.py), so that patching assert/allclose or the kernel cannot earn marks.
-c.Autograde.sanitize_preprocessors = [ClearOutput, GuardGradedCells, DeduplicateIds, OverwriteKernelspec,
-                                      OverwriteCells, RestoreMissingCells, CheckCellMetadata]
+c.Autograde.sanitize_preprocessors = [ClearOutput, RepairSubmission, DeduplicateIds, OverwriteKernelspec,
+                                      OverwriteCells, CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 c.Autograde.exporter_class = ReadableNotebookExporter
-c.OverwriteCells.add_missing_cells = False   # RestoreMissingCells does it
+c.OverwriteCells.add_missing_cells = False   # RepairSubmission does it
 
 # Limits of one submission (the course's own cells take well under a second each; a whole
 # notebook 10-20 s). Over a limit, the cell concerned fails with a message saying which limit.

@@ -33,6 +33,7 @@ import sys
 import time
 import typing
 import zipfile
+import zlib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -1099,6 +1100,69 @@ if __name__ == "__main__":
     write_hostile_submissions()
 
 
+# ---------------------------------------------------------------- student-edited notebooks (issue 11)
+# Every assignment of the course: the folders of solutions/ that hold their notebook.
+ASSIGNMENTS = sorted(p.name for p in (REPO / "solutions").iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def released_cells_of(assignment: str):
+    from student_edits import released_from_source
+
+    return released_from_source(REPO / "solutions" / assignment / f"{assignment}.ipynb")
+
+
+def partial_student(assignment: str) -> str | None:
+    """The partially right submission whose score the edits must keep: the first wrong one."""
+    wrongs = wrongs_for(assignment)
+    return wrongs[0].student if wrongs else None
+
+
+def edit_bases(assignment: str) -> dict:
+    """{kind: (student notebook, {answer grade_id: its code})} for the solved, blank and partially
+    right notebooks that the student edits of tests/student_edits.py start from."""
+    bases = {"solution": student_notebook(assignment), "blank": student_notebook(assignment, blank=True)}
+    if partial_student(assignment):            # (a new assignment may have no wrong submissions yet)
+        bases["partial"] = make_submission(assignment, partial_student(assignment))
+    return {kind: (nb, {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in nb.cells
+                        if cell.metadata.get("nbgrader", {}).get("solution")})
+            for kind, nb in bases.items()}
+
+
+def edited_variants(assignment: str) -> dict[str, tuple[bytes, str, str]]:
+    """{student: (file, base kind, description)}: the solved, blank and partially right notebooks
+    of the assignment, each after the same edit sequence and saved in the same drawn file format:
+    the richest (most kinds of edits kept, then most edits, on the solved notebook) of 40
+    sequences drawn by hypothesis with a seed fixed per assignment, so every run grades the same
+    three notebooks."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from student_edits import apply_edits, describe, edit_sequences, save_as
+
+    pool = []
+
+    @seed(zlib.crc32(assignment.encode()))
+    @settings(max_examples=40, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(edit_sequences(max_edits=14))
+    def collect(drawn):
+        pool.append(drawn)
+
+    collect()
+    released = released_cells_of(assignment)
+    bases = edit_bases(assignment)
+
+    def richness(drawn):
+        kept = apply_edits(bases["solution"][0], released, *drawn)[1]
+        return len({edit[0] for edit in kept}), len(kept)
+
+    edits, fmt = max(pool, key=richness)         # the first of the richest
+    variants = {}
+    for kind, (base, _) in bases.items():
+        edited, kept = apply_edits(base, released, edits, fmt)
+        variants[f"edited-{kind}"] = (save_as(edited, fmt), kind, describe(kept, fmt))
+    return variants
+
+
 # ---------------------------------------------------------------- the round trip, per assignment
 SOLUTION, BLANK_STUDENT = "solution", "blank"
 AUTOGRADE_LIMIT_S = 60   # per notebook; the solutions take about 10-20 s on a 2-core machine
@@ -1136,6 +1200,9 @@ class GradingRoundTrip:
     """
 
     assignment: str
+    # Named student edits (regression cases): {"edited-<name>": (function(notebook) -> notebook,
+    # base kind)}, autograded with the random edited variants.
+    named_edits: dict = {}
 
     @classmethod
     def source_notebook(cls) -> Path:
@@ -1264,3 +1331,65 @@ class GradingRoundTrip:
             fresh = make_submission(self.assignment, wrong.student)
             assert json.dumps(committed, sort_keys=True) == json.dumps(fresh, sort_keys=True), (
                 f"tests/submissions/{self.assignment}/{wrong.student} is stale: run `python tests/grading_utils.py`")
+
+    # ------------------------------------------------------------ (g) student-edited notebooks (issue 11)
+    @pytest.fixture(scope="class")
+    @classmethod
+    def edited(cls, graded):
+        """The edited variants (edited_variants, named_edits), collected with zip_collect and
+        autograded in ONE batch in the same course copy (the reference solution's run is cached
+        there), then their feedback."""
+        course = graded.course
+        variants = edited_variants(cls.assignment)
+        bases = edit_bases(cls.assignment)
+        for student, (edit, kind) in cls.named_edits.items():
+            variants[student] = (nbformat.writes(edit(copy.deepcopy(bases[kind][0]))).encode(), kind, student)
+        # Collected from an LMS download (Canvas names), as instructors do: zip_collect must file
+        # them byte for byte, whatever their editor wrote.
+        archive = course.root / "downloaded" / cls.assignment / "archive"
+        archive.mkdir(parents=True)
+        with zipfile.ZipFile(archive / "submissions.zip", "w") as bundle:
+            for number, (student, (data, _, _)) in enumerate(variants.items()):
+                bundle.writestr(f"{student}_{1000 + number}_{2000 + number}_{cls.assignment}.ipynb", data)
+        course.nbgrader("zip_collect", cls.assignment)
+        for student, (data, _, _) in variants.items():
+            collected = course.root / "submitted" / student / cls.assignment / f"{cls.assignment}.ipynb"
+            assert collected.read_bytes() == data, f"zip_collect changed {student}'s file"
+        pattern = "edited-*"            # only these: the round trip's own students are graded already
+        start = time.perf_counter()
+        result = course.nbgrader("autograde", cls.assignment, "--force", "--student", pattern)
+        seconds = time.perf_counter() - start
+        print(f"\nedited variants, {cls.assignment}: {len(variants)} notebooks in one batch, {seconds:.0f} s")
+        course.nbgrader("generate_feedback", cls.assignment, "--force", "--student", pattern)
+        return SimpleNamespace(course=course, variants=variants, seconds=seconds, log=result.stdout + result.stderr)
+
+    def expected_scores(self, course, kind):
+        maximum = course.max_scores(self.assignment)
+        if kind == "solution":
+            return maximum
+        if kind == "blank":
+            return {name: 0.0 for name in maximum}
+        wrong = next(w for w in WRONG if w.student == partial_student(self.assignment))
+        return {**maximum, **{name: float(score) for name, score in wrong.scores.items()}}
+
+    def test_edited_notebooks_keep_their_scores(self, edited):
+        wrong = []
+        for student, (_, kind, how) in edited.variants.items():
+            got = edited.course.scores(self.assignment, student)
+            want = self.expected_scores(edited.course, kind)
+            if got != want:
+                diff = {name: (got.get(name), score) for name, score in want.items() if got.get(name) != score}
+                wrong.append(f"{student} ({kind}, {how}): (got, expected) {diff}")
+        assert not wrong, "edited notebooks graded differently from what their student wrote:\n" + "\n".join(wrong)
+
+    def test_edited_notebooks_feedback_says_what_was_repaired_and_hides_the_tests(self, edited):
+        hidden = hidden_test_lines(self.source_notebook())
+        maximum = sum(edited.course.max_scores(self.assignment).values())
+        for student in edited.variants:
+            text = visible_text(edited.course.feedback_html(self.assignment, student))
+            total = sum(edited.course.scores(self.assignment, student).values())
+            assert f"Score: {total:.1f} / {maximum:.1f}" in text, f"{student}: no score line in the feedback"
+            assert "Autograder:" in text and "your notebook was repaired" in text, f"{student}: no repair note"
+            assert f"Repaired the submission of {student} " in edited.log, f"{student}: no WARNING in the log"
+            assert "HIDDEN TESTS" not in text and not [line for line in hidden if line in text], (
+                f"{student}: hidden-test code in the feedback")
