@@ -332,37 +332,54 @@ def repair(nb: NotebookNode, cells: list[Released]) -> tuple[NotebookNode, list[
                 copies[grade_id] = copies.get(grade_id, 1) + 1
             placed.append((anchor, 0, index, cell))
 
-    present = [grade_id for grade_id in sorted(originals, key=originals.get)]
-    moved = _moved([rank[g] for g in present])
-    missing = [g for g in given if g not in originals]
+    nb.cells = _layout(placed, given, released)
+    _unique_ids(nb.cells)
+    moved = _moved([rank[g] for g in sorted(originals, key=originals.get)])
+    changes = dict(copies=copies, retyped=retyped, moved=[cells[i].grade_id for i in sorted(moved)],
+                   edited=edited, missing=[g for g in given if g not in originals],
+                   lost=[r.grade_id for r in cells if not r.given and r.grade_id not in originals])
+    return nb, notes + _describe(changes, released)
+
+
+def _layout(placed, given: list[str], released: dict[str, Released]) -> list:
+    """The cells in order: each part's cells (in the student's order), then the given cell that
+    closes it, as released."""
     out = []
+    ordered = sorted(placed, key=lambda item: item[:3])
     for boundary in range(len(given) + 1):
-        out += [cell for p, _, _, cell in sorted(placed, key=lambda item: item[:3]) if p == boundary]
+        out += [cell for part, _, _, cell in ordered if part == boundary]
         if boundary < len(given):
             out.append(_restored(released[given[boundary]]))
-    nb.cells = out
-    _unique_ids(nb.cells)
+    return out
 
-    answer_copies = {g: n for g, n in copies.items() if not released[g].given}
-    given_copies = {g: n for g, n in copies.items() if released[g].given}
+
+def _describe(changes: dict, released: dict[str, Released]) -> list[str]:
+    """What was repaired, in words for the student."""
+    def names(grade_ids):
+        return ", ".join(f"`{g}`" for g in grade_ids)
+
+    notes = []
+    answer_copies = {g: n for g, n in changes["copies"].items() if not released[g].given}
+    given_copies = {g: n for g, n in changes["copies"].items() if released[g].given}
     if answer_copies:
         notes.append("copied or split answer cells run together in their part: "
                      + ", ".join(f"`{g}` ({n} cells)" for g, n in answer_copies.items()))
     if given_copies:
         notes.append("copies of given cells (copied or split) run as your own cells: "
                      + ", ".join(f"`{g}` ({n} cells)" for g, n in given_copies.items()))
-    if retyped:
-        notes.append("answer cell(s) " + ", ".join(f"`{g}`" for g in retyped) + " had another cell type: "
-                     "run as released (code)")
-    if moved:
-        notes.append("cells moved back to their released order: "
-                     + ", ".join(f"`{cells[i].grade_id}`" for i in sorted(moved)))
-    if edited:
+    if changes["retyped"]:
+        notes.append(f"answer cell(s) {names(changes['retyped'])} had another cell type: run as released (code)")
+    if changes["moved"]:
+        notes.append(f"cells moved back to their released order: {names(changes['moved'])}")
+    if changes["edited"]:
         notes.append("given cells restored as released (your version is kept just above each): "
-                     + ", ".join(f"`{g}`" for g in edited))
-    if missing:
-        notes.append("deleted given cells put back: " + ", ".join(f"`{g}`" for g in missing))
-    return nb, notes
+                     + names(changes["edited"]))
+    if changes["missing"]:
+        notes.append(f"deleted given cells put back: {names(changes['missing'])}")
+    if changes["lost"]:
+        notes.append(f"no cell was recognised as answer cell {names(changes['lost'])} (deleted, or its "
+                     "metadata and cell id both lost): only your own cells run there")
+    return notes
 
 
 def note_cell(notes: list[str]) -> NotebookNode:
