@@ -16,12 +16,12 @@ def sinusoidal_encoding(length, d_model):            # -> (L, d_model), a float3
     positions = ops.arange(length, dtype="float32")[:, None]             # (L, 1)
     two_i = ops.arange(0, d_model, 2, dtype="float32")                     # (ceil(d/2),)
     angles = positions / ops.power(10000.0, two_i / d_model)              # (L, ceil(d/2))
-    pairs = ops.stack([ops.sin(angles), ops.cos(angles)], axis=-1)        # (L, ceil(d/2), 2)
-    return ops.reshape(pairs, (length, -1))[:, :d_model]                  # sin, cos, sin, ...
+    pairs = ops.stack([ops.sin(angles), ops.cos(angles)], axis=-1)     # (L, ceil(d/2), 2)
+    return ops.reshape(pairs, (length, -1))[:, :d_model]              # sin, cos, sin, ...
 
 
 class SinusoidalEncoding(layers.Layer):
-    """Adds the fixed sinusoidal encoding to embeddings (B, L, d_model); nothing is trained."""
+    """Adds the fixed sinusoidal encoding to embeddings (B, L, d_model); trains nothing."""
 
     def __init__(self, max_len, d_model, **kwargs):
         super().__init__(**kwargs)
@@ -29,7 +29,7 @@ class SinusoidalEncoding(layers.Layer):
                                         trainable=False, name="encoding")   # a buffer
         self.encoding.assign(sinusoidal_encoding(max_len, d_model))
 
-    def call(self, x):                                   # (B, L, d_model) -> (B, L, d_model)
+    def call(self, x):                                # (B, L, d_model) -> (B, L, d_model)
         return x + self.encoding[:ops.shape(x)[1]]
 
 
@@ -38,20 +38,20 @@ class PositionEmbedding(layers.Layer):
 
     def __init__(self, max_len, d_model, **kwargs):
         super().__init__(**kwargs)
-        self.table = layers.Embedding(          # N(0, 1), as PyTorch's nn.Embedding starts
-            max_len, d_model, embeddings_initializer=keras.initializers.RandomNormal(stddev=1.0))
+        normal = keras.initializers.RandomNormal(stddev=1.0)   # N(0, 1), as in PyTorch
+        self.table = layers.Embedding(max_len, d_model, embeddings_initializer=normal)
 
-    def call(self, x):                                   # (B, L, d_model) -> (B, L, d_model)
+    def call(self, x):                                # (B, L, d_model) -> (B, L, d_model)
         return x + self.table(ops.arange(ops.shape(x)[1]))
 
 
 class TokenAndPositionEmbedding(layers.Layer):
-    """Token embedding plus learned position embedding: (B, L) token ids -> (B, L, embed_dim)."""
+    """Token embedding plus learned positions: (B, L) token ids -> (B, L, embed_dim)."""
 
     def __init__(self, vocab_size, max_len, embed_dim, **kwargs):
         super().__init__(**kwargs)
-        self.tokens = layers.Embedding(
-            vocab_size, embed_dim, embeddings_initializer=keras.initializers.RandomNormal(stddev=1.0))
+        normal = keras.initializers.RandomNormal(stddev=1.0)   # N(0, 1), as in PyTorch
+        self.tokens = layers.Embedding(vocab_size, embed_dim, embeddings_initializer=normal)
         self.positions = PositionEmbedding(max_len, embed_dim)
 
     def call(self, token_ids):                           # (B, L) -> (B, L, embed_dim)
@@ -66,7 +66,7 @@ def apply_rope(x):                                   # (..., L, d_k) -> (..., L,
     angles = positions / ops.power(10000.0, two_i / d_k)                  # (L, d_k / 2)
     cos, sin = ops.cos(angles), ops.sin(angles)
     pairs = ops.reshape(x, (*batch, length, d_k // 2, 2))
-    even, odd = pairs[..., 0], pairs[..., 1]                             # (..., L, d_k / 2)
+    even, odd = pairs[..., 0], pairs[..., 1]                           # (..., L, d_k / 2)
     rotated = ops.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1)
     return ops.reshape(rotated, (*batch, length, d_k))
 
@@ -77,10 +77,11 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
     def call(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                  # self-attention
             key_value_input = query_input
-        q = apply_rope(split_heads(self.query(query_input), self.num_heads))   # (B, h, T, d_k)
-        k = apply_rope(split_heads(self.key(key_value_input), self.num_heads)) # (B, h, S, d_k)
-        v = split_heads(self.value(key_value_input), self.num_heads)           # (B, h, S, d_k)
+        q = split_heads(self.query(query_input), self.num_heads)      # (B, h, T, d_k)
+        k = split_heads(self.key(key_value_input), self.num_heads)    # (B, h, S, d_k)
+        q, k = apply_rope(q), apply_rope(k)          # rotated by their positions
+        v = split_heads(self.value(key_value_input), self.num_heads)      # (B, h, S, d_k)
         if attention_mask is not None:               # (B, T, S) or (B, 1, S) or (T, S)
             attention_mask = ops.expand_dims(attention_mask, -3)
         attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)
-        return self.output_projection(merge_heads(attended)), weights  # (B,T,d), (B,h,T,S)
+        return self.output_projection(merge_heads(attended)), weights  # (B,T,d),(B,h,T,S)

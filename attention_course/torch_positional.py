@@ -16,18 +16,19 @@ def sinusoidal_encoding(length, d_model):            # -> (L, d_model), a float3
     positions = torch.arange(length, dtype=torch.float32)[:, None]       # (L, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float32)               # (ceil(d/2),)
     angles = positions / 10000.0 ** (two_i / d_model)                     # (L, ceil(d/2))
-    pairs = torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1)   # (L, ceil(d/2), 2)
-    return pairs.reshape(length, -1)[:, :d_model]                         # sin, cos, sin, ...
+    pairs = torch.stack([torch.sin(angles), torch.cos(angles)], -1)     # (L, ceil(d/2), 2)
+    return pairs.reshape(length, -1)[:, :d_model]                     # sin, cos, sin, ...
 
 
 class SinusoidalEncoding(nn.Module):
-    """Adds the fixed sinusoidal encoding to embeddings (B, L, d_model); nothing is trained."""
+    """Adds the fixed sinusoidal encoding to embeddings (B, L, d_model); trains nothing."""
 
     def __init__(self, max_len, d_model):
         super().__init__()
-        self.register_buffer("encoding", sinusoidal_encoding(max_len, d_model))  # not a parameter
+        table = sinusoidal_encoding(max_len, d_model)       # (max_len, d_model)
+        self.register_buffer("encoding", table)             # a buffer, not a parameter
 
-    def forward(self, x):                                # (B, L, d_model) -> (B, L, d_model)
+    def forward(self, x):                             # (B, L, d_model) -> (B, L, d_model)
         return x + self.encoding[:x.shape[1]]
 
 
@@ -38,12 +39,12 @@ class PositionEmbedding(nn.Module):
         super().__init__()
         self.table = nn.Embedding(max_len, d_model)     # N(0, 1)
 
-    def forward(self, x):                                # (B, L, d_model) -> (B, L, d_model)
+    def forward(self, x):                             # (B, L, d_model) -> (B, L, d_model)
         return x + self.table(torch.arange(x.shape[1], device=x.device))
 
 
 class TokenAndPositionEmbedding(nn.Module):
-    """Token embedding plus learned position embedding: (B, L) token ids -> (B, L, embed_dim)."""
+    """Token embedding plus learned positions: (B, L) token ids -> (B, L, embed_dim)."""
 
     def __init__(self, vocab_size, max_len, embed_dim):
         super().__init__()
@@ -57,12 +58,12 @@ class TokenAndPositionEmbedding(nn.Module):
 def apply_rope(x):                                   # (..., L, d_k) -> (..., L, d_k)
     """Rotate each pair (x_2i, x_2i+1) at position p by the angle p / 10000^(2i / d_k)."""
     *batch, length, d_k = x.shape
-    positions = torch.arange(length, dtype=torch.float32, device=x.device)[:, None]  # (L, 1)
+    positions = torch.arange(length, dtype=torch.float32, device=x.device)[:, None]
     two_i = torch.arange(0, d_k, 2, dtype=torch.float32, device=x.device)  # (d_k / 2,)
     angles = positions / 10000.0 ** (two_i / d_k)                         # (L, d_k / 2)
     cos, sin = torch.cos(angles), torch.sin(angles)
     pairs = x.reshape(*batch, length, d_k // 2, 2)
-    even, odd = pairs[..., 0], pairs[..., 1]                             # (..., L, d_k / 2)
+    even, odd = pairs[..., 0], pairs[..., 1]                           # (..., L, d_k / 2)
     rotated = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
     return rotated.reshape(*batch, length, d_k)
 
@@ -73,10 +74,11 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
     def forward(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                  # self-attention
             key_value_input = query_input
-        q = apply_rope(split_heads(self.query(query_input), self.num_heads))   # (B, h, T, d_k)
-        k = apply_rope(split_heads(self.key(key_value_input), self.num_heads)) # (B, h, S, d_k)
-        v = split_heads(self.value(key_value_input), self.num_heads)           # (B, h, S, d_k)
+        q = split_heads(self.query(query_input), self.num_heads)      # (B, h, T, d_k)
+        k = split_heads(self.key(key_value_input), self.num_heads)    # (B, h, S, d_k)
+        q, k = apply_rope(q), apply_rope(k)          # rotated by their positions
+        v = split_heads(self.value(key_value_input), self.num_heads)      # (B, h, S, d_k)
         if attention_mask is not None:               # (B, T, S) or (B, 1, S) or (T, S)
             attention_mask = attention_mask.unsqueeze(-3)
         attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)
-        return self.output_projection(merge_heads(attended)), weights  # (B,T,d), (B,h,T,S)
+        return self.output_projection(merge_heads(attended)), weights  # (B,T,d),(B,h,T,S)
