@@ -23,10 +23,10 @@ import json
 import nbformat
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
+from nbgrader.nbgraderformat import MetadataValidator
 
 from attention_course.grading.sanitize import NotANotebook, parse_submission, repair
-from grading_utils import (ASSIGNMENTS, REPO, edit_bases, released_cells_of)
-from nbgrader.nbgraderformat import MetadataValidator
+from grading_utils import ASSIGNMENTS, REPO, edit_bases, released_cells_of
 from student_edits import FORMATS, apply_edits, describe, edit_sequences, save_as
 
 EXAMPLES = 30      # edit sequences per assignment, each applied to 3 notebooks (about 2 s per assignment)
