@@ -31,7 +31,7 @@ book: $(STAMP)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(JOBS) --dist loadfile
+	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(JOBS) --dist loadgroup
 
 clean:
 	rm -rf _build .timings

@@ -1,4 +1,4 @@
-"""Helpers for the grading round trip (tests/test_grading_*.py).
+"""Helpers for the grading round trip (tests/test_grading.py, tests/test_grading_hostile.py).
 
 Every test works on a *copy* of the course files (nbgrader_config.py, solutions/, exercises/) in a
 temporary folder and runs the real `nbgrader` command line there, with that folder as the current
@@ -590,6 +590,73 @@ WRONG += [
           "and part 1 keeps its 4 points.",
           message="NotImplementedError"),
 ]
+
+# Chapter 5 (verified by a one-off autograde of both frameworks: every score below is what
+# nbgrader gave, cell by cell).
+_A5_PT, _A5_KERAS = "05-positional-encoding-pytorch", "05-positional-encoding-keras"
+_A5_BODY = {   # the whole body of the solution's sinusoidal_encoding
+    _A5_PT: '    positions = torch.arange(length, dtype=torch.float32)[:, None]       # (L, 1)\n'
+            '    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)               # (ceil(d/2),)\n'
+            '    angles = positions / 10000.0 ** (two_i / d_model)                     # (L, ceil(d/2))\n'
+            '    pairs = torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1)   # (L, ceil(d/2), 2)\n'
+            '    return pairs.reshape(length, -1)[:, :d_model]                         # sin, cos, sin, ...\n',
+    _A5_KERAS: '    positions = ops.arange(length, dtype="float32")[:, None]             # (L, 1)\n'
+               '    two_i = ops.arange(0, d_model, 2, dtype="float32")                     # (ceil(d/2),)\n'
+               '    angles = positions / ops.power(10000.0, two_i / d_model)              # (L, ceil(d/2))\n'
+               '    pairs = ops.stack([ops.sin(angles), ops.cos(angles)], axis=-1)        # (L, ceil(d/2), 2)\n'
+               '    return ops.reshape(pairs, (length, -1))[:, :d_model]                  # sin, cos, sin, ...\n',
+}
+_A5_MATH_LOOP = ('    table = [[0.0] * d_model for _ in range(length)]                     # (L, d_model), in Python\n'
+                 '    for p in range(length):\n'
+                 '        for col in range(d_model):\n'
+                 '            angle = p / 10000.0 ** ((col - col % 2) / d_model)\n'
+                 '            table[p][col] = math.sin(angle) if col % 2 == 0 else math.cos(angle)\n'
+                 '    return {to_tensor}\n')
+WRONG += [
+    Wrong('cos_first',
+          {_A5_PT: {'sinusoidal': [('torch.stack([torch.sin(angles), torch.cos(angles)]', 'torch.stack([torch.cos(angles), torch.sin(angles)]')]}, _A5_KERAS: {'sinusoidal': [('ops.stack([ops.sin(angles), ops.cos(angles)]', 'ops.stack([ops.cos(angles), ops.sin(angles)]')]}},
+          {'test_sinusoidal_visible': 0, 'test_sinusoidal_values_hidden': 0, 'test_sinusoidal_rotation_hidden': 0},
+          "cosines in the even columns: every value of part 1 and the rotation are wrong; still vectorised, and part 2's tests swap in a reference encoding, so they keep their points",
+          message='PE(0) should be [sin 0, cos 0, sin 0, cos 0]'),
+    Wrong('loop_over_positions',
+          {_A5_PT: {'sinusoidal': [('    angles = positions / 10000.0 ** (two_i / d_model)                     # (L, ceil(d/2))\n', '    angles = torch.stack([p / 10000.0 ** (two_i / d_model) for p in range(length)])   # row by row\n')]}, _A5_KERAS: {'sinusoidal': [('    angles = positions / ops.power(10000.0, two_i / d_model)              # (L, ceil(d/2))\n', '    angles = ops.stack([p / ops.power(10000.0, two_i / d_model) for p in range(length)])   # row by row\n')]}},
+          {'test_sinusoidal_vectorised_hidden': 0},
+          'right values, but one tensor per position: the operation count grows with the length',
+          message='it does some work once per position or per column'),
+    Wrong('trainable_table',
+          {_A5_PT: {'sinusoidal_layer': [('self.register_buffer("encoding", sinusoidal_encoding(max_len, d_model))', 'self.encoding = nn.Parameter(sinusoidal_encoding(max_len, d_model))')]}, _A5_KERAS: {'sinusoidal_layer': [('trainable=False, name="encoding")', 'trainable=True, name="encoding")')]}},
+          {'test_sinusoidal_layer_visible': 0, 'test_sinusoidal_layer_hidden': 0},
+          'the fixed table is a trainable parameter: right values, but an optimiser would change it',
+          message={_A5_PT: 'the layer should have no parameters', _A5_KERAS: 'the layer should have no trainable weights'}),
+    Wrong('positions_from_one',
+          {_A5_PT: {'token_and_position': [('torch.arange(token_ids.shape[1], device=token_ids.device)', 'torch.arange(1, token_ids.shape[1] + 1, device=token_ids.device)')]}, _A5_KERAS: {'token_and_position': [('ops.arange(ops.shape(token_ids)[1])', 'ops.arange(1, ops.shape(token_ids)[1] + 1)')]}},
+          {'test_token_and_position_visible': 0, 'test_token_and_position_hidden': 0, 'test_token_and_position_weights_hidden': 0},
+          'positions counted from 1: every output shifted by one row of the table, and L = max_len indexes past its end',
+          message='out[b, p] should be tokens[ids[b, p]] + positions[p]'),
+    Wrong('rope_halves',
+          {_A5_PT: {'rope': [('pairs = x.reshape(*batch, length, d_k // 2, 2)', 'pairs = x.reshape(*batch, length, 2, d_k // 2).transpose(-1, -2)'), ('return rotated.reshape(*batch, length, d_k)', 'return rotated.transpose(-1, -2).reshape(*batch, length, d_k)')]}, _A5_KERAS: {'rope': [('pairs = ops.reshape(x, (*batch, length, d_k // 2, 2))', 'pairs = ops.swapaxes(ops.reshape(x, (*batch, length, 2, d_k // 2)), -1, -2)'), ('return ops.reshape(rotated, (*batch, length, d_k))', 'return ops.reshape(ops.swapaxes(rotated, -1, -2), (*batch, length, d_k))')]}},
+          {'test_rope_visible': 0, 'test_rope_hidden': 0},
+          "keras-hub's convention (pairs (i, i + d_k/2)) instead of interleaved pairs: right for d_k = 2, wrong beyond; part 5 uses the reference apply_rope when graded",
+          message='pairs are interleaved'),
+    Wrong('scores_unscaled',
+          {_A5_PT: {'rope_scores_cell': [(' / math.sqrt(d_k)', '')]}, _A5_KERAS: {'rope_scores_cell': [(' / math.sqrt(d_k)', '')]}},
+          {'test_rope_scores_visible': 0, 'test_rope_scores_hidden': 0},
+          'no 1 / sqrt(d_k): rotations right, scores too large',
+          message='the score should be q . k / sqrt(d_k)'),
+    Wrong('parts_1_3_only',
+          {_A5_PT: {'rope': BLANK, 'rope_scores_cell': BLANK}, _A5_KERAS: {'rope': BLANK, 'rope_scores_cell': BLANK}},
+          {'test_rope_visible': 0, 'test_rope_hidden': 0, 'test_rope_scores_visible': 0, 'test_rope_scores_hidden': 0},
+          'parts 4 and 5 left blank (the released cells): 11 of 16 points',
+          message='NotImplementedError'),
+    Wrong('python_math_loop',
+          {_A5_PT: {'sinusoidal': [(_A5_BODY[_A5_PT], _A5_MATH_LOOP.format(to_tensor='torch.tensor(table, dtype=torch.float32)'))]},
+           _A5_KERAS: {'sinusoidal': [(_A5_BODY[_A5_KERAS], _A5_MATH_LOOP.format(to_tensor='ops.convert_to_tensor(table, dtype="float32")'))]}},
+          {'test_sinusoidal_vectorised_hidden': 0},
+          'right values from a Python loop over positions and columns with math.sin and math.cos, converted to a '
+          'tensor at the end: the operation count stays flat, but the lines of Python run grow with the table',
+          message='it does some work once per position or per column'),
+]
+
 
 def wrongs_for(assignment: str) -> list[Wrong]:
     """The wrong submissions of one assignment."""

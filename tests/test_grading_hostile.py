@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading_utils import (BATCH_UIDS, HONEST, HOSTILE, KERAS, PROCESS_LIMIT, PT, REPO, TEST_LIMITS, WRONG, ZERO, Course,
+from grading_utils import (ASSIGNMENTS, BATCH_UIDS, HONEST, HOSTILE, KERAS, PROCESS_LIMIT, PT, REPO, TEST_LIMITS, WRONG, ZERO, Course,
                            hidden_test_lines, honest_notebook, hostile_content, hostile_path, visible_text)
 
 pytestmark = pytest.mark.slow
@@ -171,6 +171,7 @@ class HostileBatch:
                 assert REASONS[student] in text, f"{student}: the feedback does not say {REASONS[student]!r}"
 
 
+@pytest.mark.xdist_group("hostile-pytorch")   # the two batches run on different workers
 class TestHostilePytorch(HostileBatch):
     assignment = PT
 
@@ -200,6 +201,7 @@ class TestHostilePytorch(HostileBatch):
         assert result[str(REPO / "attention_course" / "pwned.py")] == "OSError", result
 
 
+@pytest.mark.xdist_group("hostile-keras")
 class TestHostileKeras(HostileBatch):
     assignment = KERAS
 
@@ -212,9 +214,7 @@ def test_sandbox_tools_are_installed():
     assert not missing, f"autograding needs {missing}: apt-get install bubblewrap (util-linux, coreutils)"
 
 
-@pytest.mark.parametrize("assignment", [PT, KERAS, "02-bahdanau-attention-pytorch", "02-bahdanau-attention-keras",
-                                        "03-self-attention-pytorch", "03-self-attention-keras",
-                                        "04-multi-head-attention-pytorch", "04-multi-head-attention-keras"])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_test_cell_reports_what_it_checks(assignment):
     """Every test cell of a source notebook must report (``_observe``, in a hidden region) the
     values it checks: the out-of-kernel check (attention_course/grading/verify.py) only covers

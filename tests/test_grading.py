@@ -1,0 +1,106 @@
+"""The grading round trip of every assignment, from one declaration each.
+
+For each assignment declared in ASSIGNMENT_MARKS, in a temporary copy of the course (see
+grading_utils.GradingRoundTrip): generate_assignment reproduces the committed exercises/; the
+solution autogrades to its declared full marks and the released exercise to zero; every
+known-wrong submission (tests/submissions/, expectations and reasons in grading_utils.WRONG) gets
+exactly its partial score, cell by cell; each autograde takes under a minute; the feedback shows
+scores and messages but no hidden-test code; `nbgrader export` writes the totals; student-edited
+notebooks (tests/student_edits.py) keep their scores. The hostile and broken submissions are graded
+in one batch per assignment by tests/test_grading_hostile.py.
+
+Adding an assignment means: one line in ASSIGNMENT_MARKS, its Wrong entries in
+grading_utils.WRONG (then `python tests/grading_utils.py` writes tests/submissions/), and, where it
+needs them, named edits below. Each assignment's tests form one pytest-xdist group, so the test
+workers grade different assignments side by side (the Makefile runs `--dist loadgroup`; the root
+conftest.py puts every other test in the group of its file, so a notebook stays on one worker).
+"""
+import copy
+
+import pytest
+
+from grading_utils import ASSIGNMENTS, GradingRoundTrip, visible_text
+
+# Every assignment and its full marks (each is worth 16 points; the solution must get exactly this).
+ASSIGNMENT_MARKS = {
+    "01-rnn-bottleneck-keras": 16,
+    "01-rnn-bottleneck-pytorch": 16,
+    "02-bahdanau-attention-keras": 16,
+    "02-bahdanau-attention-pytorch": 16,
+    "03-self-attention-keras": 16,
+    "03-self-attention-pytorch": 16,
+    "04-multi-head-attention-keras": 16,
+    "04-multi-head-attention-pytorch": 16,
+    "05-positional-encoding-keras": 16,
+    "05-positional-encoding-pytorch": 16,
+}
+
+
+def paste_copy_below(grade_id, extra=""):
+    """JupyterLab's copy and paste: the copy keeps the nbgrader metadata and gets a new id."""
+    def edit(notebook):
+        index = next(i for i, cell in enumerate(notebook.cells)
+                     if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+        pasted = copy.deepcopy(notebook.cells[index])
+        pasted.id = "pasted-copy"
+        pasted.source += extra
+        notebook.cells.insert(index + 1, pasted)
+        return notebook
+    return edit
+
+
+# Named student edits (regression cases), graded with the random edited variants:
+# {assignment: {"edited-<name>": (function(notebook) -> notebook, base kind)}}.
+# The two cases of issue 11, which used to be graded as the blank release (0/16): a copy of the
+# visible test cell pasted below it and edited into a check of the student's own, and a copy of an
+# answer cell (JupyterLab keeps the nbgrader metadata, so two cells carry one grade_id).
+ISSUE_11_EDITS = {
+    "edited-issue11-test-copy": (paste_copy_below(
+        "test_attention_visible", "\nprint('my check:', scaled_dot_product_attention(q, k, v)[1][0])"),
+        "solution"),
+    "edited-issue11-answer-copy": (paste_copy_below("scaled_dot_product_attention"), "solution"),
+}
+NAMED_EDITS = {"03-self-attention-pytorch": ISSUE_11_EDITS}
+
+
+class _DeclaredRoundTrip(GradingRoundTrip):
+    """GradingRoundTrip plus the declared full marks."""
+
+    full_marks: int
+
+    def test_full_marks_are_as_declared(self, graded):
+        assert sum(graded.course.max_scores(self.assignment).values()) == self.full_marks
+
+
+class _NamedEditsRoundTrip(_DeclaredRoundTrip):
+    """... plus the named edits, each of which must keep full marks and say what was repaired."""
+
+    def test_named_edits_keep_full_marks_with_a_note(self, edited):
+        for student in self.named_edits:
+            scores = edited.course.scores(self.assignment, student)
+            assert sum(scores.values()) == self.full_marks, f"{student}: {scores}"
+            text = visible_text(edited.course.feedback_html(self.assignment, student))
+            assert f"Score: {self.full_marks:.1f} / {self.full_marks:.1f}" in text, student
+            assert "copied or split" in text, f"{student}: no repair note in the feedback"
+            assert "could not be read" not in text
+
+
+def _round_trip_class(assignment: str, full_marks: int) -> type:
+    name = "TestGrading_" + assignment.replace("-", "_")
+    named = NAMED_EDITS.get(assignment, {})
+    return type(name, (_NamedEditsRoundTrip if named else _DeclaredRoundTrip,), {
+        "assignment": assignment,
+        "full_marks": full_marks,
+        "named_edits": named,
+        "pytestmark": [pytest.mark.slow, pytest.mark.xdist_group(assignment)],
+    })
+
+
+for _assignment, _marks in ASSIGNMENT_MARKS.items():
+    _cls = _round_trip_class(_assignment, _marks)
+    globals()[_cls.__name__] = _cls
+
+
+def test_every_assignment_is_declared():
+    """A folder in solutions/ without a line in ASSIGNMENT_MARKS would never be graded here."""
+    assert sorted(ASSIGNMENT_MARKS) == ASSIGNMENTS
