@@ -419,14 +419,14 @@ def positional_rotation() -> Figure:
     import math
 
     d_model, p, k = 16, 2, 3
-    fig = Figure(940, 372, "PE(p + k) = R_k PE(p): each frequency pair of the sinusoidal "
+    fig = Figure(1050, 372, "PE(p + k) = R_k PE(p): each frequency pair of the sinusoidal "
                  "encoding is a point on a circle, turned by k times its frequency")
-    fig.text(470, 30, f"$d_{{model}}$ = {d_model}, from position p = {p} to p + k = {p + k}",
+    fig.text(525, 30, f"$d_{{model}}$ = {d_model}, from position p = {p} to p + k = {p + k}",
              size=14, color=MUTED)
     blue, green, purple = (PALETTE[r][1] for r in ("encoder", "context", "attention"))
     radius = 92
     for n, i in enumerate((0, 1, 2)):
-        cx, cy = 165 + 305 * n, 180
+        cx, cy = 175 + 350 * n, 180
         omega = 10000 ** (-2 * i / d_model)
         a, b = p * omega, k * omega
         fig.add(f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="none" stroke="#9ca3af" '
@@ -435,8 +435,8 @@ def positional_rotation() -> Figure:
                  width=1)
         fig.line([(cx, cy + radius + 14), (cx, cy - radius - 14)], color=MUTED, arrow=False,
                  width=1)
-        fig.text(cx - radius - 14, cy + 14, f"$PE_{{{2 * i}}}$ (sin)", size=11,
-                 anchor="start", color=MUTED)
+        fig.text(cx - radius - 18, cy + 4, f"$PE_{{{2 * i}}}$ (sin)", size=11,   # left of the axis
+                 anchor="end", color=MUTED)
         fig.text(cx + 8, cy + radius + 8, f"$PE_{{{2 * i + 1}}}$ (cos)", size=11,
                  anchor="start", color=MUTED)
 
@@ -445,8 +445,12 @@ def positional_rotation() -> Figure:
 
         arc = [point(a + b * t / 24, radius * 0.62) for t in range(25)]
         fig.line(arc, color=purple, width=2)
-        mid = point(a + b / 2, radius * 0.36)
-        fig.text(mid[0], mid[1], f"k$ω_{i}$", size=12, color=purple)
+        if b > 0.6:                        # in the wedge, between the two radii
+            mid = point(a + b / 2, radius * 0.36)
+            fig.text(mid[0], mid[1], f"k$ω_{i}$", size=12, color=purple)
+        else:                              # too narrow: beside the arc, before its start
+            start = point(a, radius * 0.62)
+            fig.text(start[0] - 18, start[1] + 4, f"k$ω_{i}$", size=12, color=purple, anchor="end")
         for angle, color, label in ((a, blue, "p"), (a + b, green, "p + k")):
             x, y = point(angle)
             fig.line([(cx, cy), (x, y)], color=color, arrow=False, width=1.8)
