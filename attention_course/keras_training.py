@@ -148,10 +148,3 @@ def predict(decode: Callable, model, src: np.ndarray, max_len: int,
         outputs[rows] = np.asarray(decode(model, src[rows, :width], max_len))
     return outputs
 
-
-def cosine_adam(total_steps: int, lr: float = 3e-3, final_fraction: float = 0.05,
-                clip_norm: float = 1.0) -> keras.optimizers.Optimizer:
-    """Deprecated (chapter 4 until it moves to train): Adam with a cosine decay."""
-    schedule = keras.optimizers.schedules.CosineDecay(lr, decay_steps=total_steps,
-                                                      alpha=final_fraction)
-    return keras.optimizers.Adam(learning_rate=schedule, global_clipnorm=clip_norm)

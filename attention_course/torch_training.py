@@ -15,7 +15,6 @@ without touching the loop.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable, Iterable
 
 import numpy as np
@@ -99,12 +98,3 @@ def predict(decode: Callable, model, src: np.ndarray, max_len: int,
         outputs[rows] = np.asarray(decode(model, src[rows, :width], max_len))
     return outputs
 
-
-def cosine_decay(optimizer: torch.optim.Optimizer, total_steps: int,
-                 final_fraction: float = 0.05) -> torch.optim.lr_scheduler.LambdaLR:
-    """Deprecated (chapter 4 until it moves to train): a cosine learning-rate decay."""
-    def factor(step: int) -> float:
-        progress = min(step, total_steps) / total_steps
-        return final_fraction + (1 - final_fraction) * 0.5 * (1 + math.cos(math.pi * progress))
-
-    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
