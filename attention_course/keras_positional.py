@@ -61,6 +61,8 @@ class TokenAndPositionEmbedding(layers.Layer):
 def apply_rope(x):                                   # (..., L, d_k) -> (..., L, d_k)
     """Rotate each pair (x_2i, x_2i+1) at position p by the angle p / 10000^(2i / d_k)."""
     *batch, length, d_k = ops.shape(x)
+    if d_k % 2:
+        raise ValueError(f"apply_rope rotates pairs of features: d_k must be even, got {d_k}")
     positions = ops.arange(length, dtype="float32")[:, None]             # (L, 1)
     two_i = ops.arange(0, d_k, 2, dtype="float32")                         # (d_k / 2,)
     angles = positions / ops.power(10000.0, two_i / d_k)                  # (L, d_k / 2)
