@@ -150,10 +150,12 @@ def test_losses_fall_on_a_learnable_task(task):
         module = {"keras": keras_seq2seq, "torch": torch_seq2seq}[framework]
         loop = {"keras": keras_training, "torch": torch_training}[framework]
         model = module.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 32)
-        before = float(loop.seq2seq_loss(model, fixed))
+        before = float(np.asarray(loop.seq2seq_loss(model, fixed).detach()
+                                  if framework == "torch" else loop.seq2seq_loss(model, fixed)))
         losses = loop.train(model, data.bucketed_batches(task.train, 32), 100,
                             loop.seq2seq_loss, lr=1e-2)
-        after = float(loop.seq2seq_loss(model, fixed))
+        after = loop.seq2seq_loss(model, fixed)
+        after = float(after.detach() if framework == "torch" else after)
         assert len(losses) == 100
         assert after < before - 0.3, (framework, before, after)
 
