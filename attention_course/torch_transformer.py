@@ -1,3 +1,10 @@
+"""The Transformer of chapter 6 (Vaswani et al. 2017) in PyTorch; twin of keras_transformer.py.
+
+Encoder and decoder layers (post-LN by default, pre-LN with norm_first=True), the encoder,
+the decoder, the whole model with scaled embeddings and sinusoidal positions, greedy decoding
+and beam search. Written before its chapter and checked by tests/test_transformer.py against
+torch.nn's and keras-hub's layers with copied weights; chapter 6 will export it from its cells.
+"""
 import math
 
 import numpy as np
