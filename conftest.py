@@ -33,18 +33,6 @@ _seconds = defaultdict(lambda: defaultdict(float))   # notebook -> framework -> 
 _failed = set()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under `--dist loadgroup` (the Makefile's), a test without an xdist_group mark goes into the
-    group of its file: every cell of a notebook runs on one worker, in order, in one kernel, and a
-    module's class-scoped fixtures are built once. Tests marked with a group (one per assignment in
-    tests/test_grading.py) are spread over the workers by that group. Runs before xdist's own hook,
-    which turns the marks into node ids."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Label each notebook cell's report with its framework tag (survives xdist)."""

@@ -11,9 +11,10 @@ in one batch per assignment by tests/test_grading_hostile.py.
 
 Adding an assignment means: one line in ASSIGNMENT_MARKS, its Wrong entries in
 grading_utils.WRONG (then `python tests/grading_utils.py` writes tests/submissions/), and, where it
-needs them, named edits below. Each assignment's tests form one pytest-xdist group, so the test
-workers grade different assignments side by side (the Makefile runs `--dist loadgroup`; the root
-conftest.py puts every other test in the group of its file, so a notebook stays on one worker).
+needs them, named edits below. Each assignment's tests form one class, and the Makefile runs
+`--dist loadscope`, which sends a class to one worker (its class-scoped round trip is built once)
+and a notebook's cells or a module's functions to one worker: the two workers grade different
+assignments side by side.
 """
 import copy
 
@@ -92,7 +93,7 @@ def _round_trip_class(assignment: str, full_marks: int) -> type:
         "assignment": assignment,
         "full_marks": full_marks,
         "named_edits": named,
-        "pytestmark": [pytest.mark.slow, pytest.mark.xdist_group(assignment)],
+        "pytestmark": [pytest.mark.slow],
     })
 
 

@@ -171,7 +171,6 @@ class HostileBatch:
                 assert REASONS[student] in text, f"{student}: the feedback does not say {REASONS[student]!r}"
 
 
-@pytest.mark.xdist_group("hostile-pytorch")   # the two batches run on different workers
 class TestHostilePytorch(HostileBatch):
     assignment = PT
 
@@ -201,7 +200,6 @@ class TestHostilePytorch(HostileBatch):
         assert result[str(REPO / "attention_course" / "pwned.py")] == "OSError", result
 
 
-@pytest.mark.xdist_group("hostile-keras")
 class TestHostileKeras(HostileBatch):
     assignment = KERAS
 
