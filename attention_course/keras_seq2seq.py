@@ -15,7 +15,7 @@ def embedding(vocab_size, embed_dim):
 class Encoder(layers.Layer):
     """Bidirectional GRU: source ids -> every state, plus one summary vector."""
 
-    def __init__(self, vocab_size, embed_dim=64, hidden_dim=128, **kwargs):
+    def __init__(self, vocab_size, embed_dim=32, hidden_dim=64, **kwargs):
         super().__init__(**kwargs)
         self.embedding = embedding(vocab_size, embed_dim)
         self.rnn = layers.Bidirectional(
@@ -33,7 +33,7 @@ class Encoder(layers.Layer):
 class Decoder(layers.Layer):
     """GRU decoder that sees the source only through one vector (Cho et al., 2014)."""
 
-    def __init__(self, vocab_size, context_dim=256, embed_dim=64, hidden_dim=128,
+    def __init__(self, vocab_size, context_dim=128, embed_dim=32, hidden_dim=64,
                  **kwargs):
         super().__init__(**kwargs)
         self.embedding = embedding(vocab_size, embed_dim)
@@ -58,7 +58,7 @@ class Decoder(layers.Layer):
 
 
 class Seq2Seq(keras.Model):
-    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=64, hidden_dim=128,
+    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=32, hidden_dim=64,
                  **kwargs):
         super().__init__(**kwargs)
         self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)

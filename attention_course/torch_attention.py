@@ -61,7 +61,7 @@ class MultiplicativeAttention(Attention):
 class AttentionDecoder(nn.Module):
     """A GRU decoder that builds a new context vector at every step (Bahdanau et al.)."""
 
-    def __init__(self, vocab_size, attention, key_dim=256, embed_dim=64, hidden_dim=128):
+    def __init__(self, vocab_size, attention, key_dim=128, embed_dim=32, hidden_dim=64):
         super().__init__()
         self.embedding = embedding(vocab_size, embed_dim)
         self.init_state = nn.Linear(key_dim, hidden_dim)
@@ -100,8 +100,8 @@ def make_attention(score, hidden_dim):
 
 
 class AttentionSeq2Seq(nn.Module):
-    def __init__(self, src_vocab_size, tgt_vocab_size, score="additive", embed_dim=64,
-                 hidden_dim=128):
+    def __init__(self, src_vocab_size, tgt_vocab_size, score="additive", embed_dim=32,
+                 hidden_dim=64):
         super().__init__()
         self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)   # chapter 1's
         attention = make_attention(score, hidden_dim)

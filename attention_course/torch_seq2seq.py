@@ -15,7 +15,7 @@ def embedding(vocab_size, embed_dim):
 class Encoder(nn.Module):
     """Bidirectional GRU: source ids -> every state, plus one summary vector."""
 
-    def __init__(self, vocab_size, embed_dim=64, hidden_dim=128):
+    def __init__(self, vocab_size, embed_dim=32, hidden_dim=64):
         super().__init__()
         self.embedding = embedding(vocab_size, embed_dim)
         self.rnn = nn.GRU(embed_dim, hidden_dim, batch_first=True, bidirectional=True)
@@ -36,7 +36,7 @@ class Encoder(nn.Module):
 class Decoder(nn.Module):
     """GRU decoder that sees the source only through one vector (Cho et al., 2014)."""
 
-    def __init__(self, vocab_size, context_dim=256, embed_dim=64, hidden_dim=128):
+    def __init__(self, vocab_size, context_dim=128, embed_dim=32, hidden_dim=64):
         super().__init__()
         self.embedding = embedding(vocab_size, embed_dim)
         self.init_state = nn.Linear(context_dim, hidden_dim)
@@ -54,7 +54,7 @@ class Decoder(nn.Module):
 
 
 class Seq2Seq(nn.Module):
-    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=64, hidden_dim=128):
+    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=32, hidden_dim=64):
         super().__init__()
         self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)
         self.decoder = Decoder(tgt_vocab_size, 2 * hidden_dim, embed_dim, hidden_dim)
