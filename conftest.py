@@ -9,6 +9,7 @@ the table in book/timings.md.
 """
 import json
 import os
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -24,6 +25,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+# Chapters re-executed by the tests write their results files here, not over the committed
+# book/results/ (see attention_course/results.py): a test run changes no tracked file.
+os.environ.setdefault("COURSE_RESULTS_OUT", tempfile.mkdtemp(prefix="course-results-"))
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Two workers on two cores: one thread each, in both frameworks.
     os.environ.setdefault("COURSE_THREADS", "1")

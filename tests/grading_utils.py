@@ -715,10 +715,18 @@ c.SandboxedExecute.iopub_timeout = 5
 c.SandboxKernelManager.memory_mb = 4096
 c.SandboxKernelManager.processes = 128
 c.SandboxKernelManager.wall_s = 60
-c.SandboxKernelManager.uid_range = [4_000_000, 4_099_999]
 """
 PROCESS_LIMIT = 128
-BATCH_UIDS = range(4_000_000, 4_100_000)   # the batch's own user ids, apart from other tests' kernels
+# Each batch's own user ids, apart from other tests' kernels and from the other batch, which may
+# run at the same time on the other test worker: a batch checks that none of its ids is left
+# running, so the two must not share a range.
+BATCH_UIDS = {PT: range(4_000_000, 4_050_000), KERAS: range(4_050_000, 4_100_000)}
+
+
+def batch_limits(assignment: str) -> str:
+    """TEST_LIMITS plus the user-id range of this assignment's hostile batch."""
+    uids = BATCH_UIDS[assignment]
+    return TEST_LIMITS + f"c.SandboxKernelManager.uid_range = [{uids.start}, {uids.stop - 1}]\n"
 ZERO = "zero"   # as a score: every test cell 0
 
 

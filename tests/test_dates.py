@@ -60,6 +60,7 @@ def test_date_task_arrays():
 
 def test_results_save_update_and_load(tmp_path, monkeypatch):
     monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.delenv("COURSE_RESULTS_OUT", raising=False)     # as in a reader's notebook
     results.update("demo", {"Keras": [1, 2]})
     results.update("demo", {"PyTorch": [3]})                 # keeps Keras' entry
     assert results.load("demo") == {"Keras": [1, 2], "PyTorch": [3]}
@@ -67,6 +68,21 @@ def test_results_save_update_and_load(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("*.tmp"))                  # the temporary file is gone
     with pytest.raises(FileNotFoundError, match="run the chapter"):
         results.load("missing")
+
+
+def test_under_the_test_suite_results_go_elsewhere_and_committed_files_stay(tmp_path,
+                                                                           monkeypatch):
+    committed, elsewhere = tmp_path / "committed", tmp_path / "elsewhere"
+    committed.mkdir()
+    (committed / "demo.json").write_text('{"Keras": [1], "PyTorch": [2]}\n')
+    monkeypatch.setattr(results, "RESULTS_DIR", committed)
+    monkeypatch.setenv("COURSE_RESULTS_OUT", str(elsewhere))
+    results.update("demo", {"PyTorch": [3]})
+    assert json.loads((elsewhere / "demo.json").read_text()) == {"Keras": [1], "PyTorch": [3]}
+    results.update("demo", {"Keras": [4]})                   # merges with what it wrote
+    assert json.loads((elsewhere / "demo.json").read_text()) == {"Keras": [4], "PyTorch": [3]}
+    assert results.load("demo") == {"Keras": [1], "PyTorch": [2]}   # the committed file
+    assert (committed / "demo.json").read_text() == '{"Keras": [1], "PyTorch": [2]}\n'
 
 
 def test_chapter_1_results_file_is_complete():

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading_utils import (ASSIGNMENTS, BATCH_UIDS, HONEST, HOSTILE, KERAS, PROCESS_LIMIT, PT, REPO, TEST_LIMITS, WRONG, ZERO, Course,
+from grading_utils import (ASSIGNMENTS, BATCH_UIDS, HONEST, HOSTILE, KERAS, PROCESS_LIMIT, PT, REPO, WRONG, ZERO, Course, batch_limits,
                            hidden_test_lines, honest_notebook, hostile_content, hostile_path, visible_text)
 
 pytestmark = pytest.mark.slow
@@ -46,15 +46,15 @@ def tree_digest(*paths):
     return digest.hexdigest()
 
 
-def sandbox_processes():
-    """Processes of the batch's throw-away user ids (TEST_LIMITS gives it its own uid range)."""
+def sandbox_processes(uids):
+    """Processes of a batch's throw-away user ids (batch_limits gives each batch its own range)."""
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
         except OSError:                                   # the process ended meanwhile
             continue
-        if int(fields["Uid"].split()[0]) in BATCH_UIDS:
+        if int(fields["Uid"].split()[0]) in uids:
             found.append(f"{status.parent.name} {fields['Name'].strip()}")
     return found
 
@@ -80,7 +80,7 @@ class HostileBatch:
     @pytest.fixture(scope="class")
     @classmethod
     def batch(cls, tmp_path_factory):
-        course = Course.copy_of_repo(tmp_path_factory.mktemp("hostile-" + cls.assignment), config=TEST_LIMITS)
+        course = Course.copy_of_repo(tmp_path_factory.mktemp("hostile-" + cls.assignment), config=batch_limits(cls.assignment))
         course.release(cls.assignment)
         for student, hostile in cls.students().items():
             folder = course.root / "submitted" / student / cls.assignment
@@ -95,7 +95,7 @@ class HostileBatch:
         seconds = course.autograde_all(cls.assignment, timeout=2 * BATCH_LIMIT_S[cls.assignment])
         print(f"\nhostile batch {cls.assignment}: {len(cls.students())} notebooks in {seconds:.0f} s")
         after = tree_digest(*guarded)
-        leftovers = sandbox_processes()
+        leftovers = sandbox_processes(BATCH_UIDS[cls.assignment])
         course.feedback(cls.assignment)
         grades = course.export()
         return dict(course=course, seconds=seconds, before=before, after=after, leftovers=leftovers, grades=grades)
