@@ -31,8 +31,9 @@ def table(records: list[dict]) -> str:
     lines.append("")
     lines.append(f"Measured by the test suite on {first['cpus']} CPU cores ({platform.machine()}), "
                  f"with {first['parallel_notebooks']} test workers running side by side (one thread "
-                 "each per framework; the other worker runs the grading tests), so these are "
-                 "upper bounds: each chapter states its own time when run alone.")
+                 "each per framework; the other worker runs the grading tests, or another notebook). "
+                 "Each chapter's \"how long this takes\" box quotes its own committed run; with "
+                 "more threads on a free machine a chapter runs faster.")
     return "\n".join(lines)
 
 
