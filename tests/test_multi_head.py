@@ -18,6 +18,7 @@ from attention_course import common, convert  # first: quiet TensorFlow, Keras o
 import keras  # noqa: E402
 import torch  # noqa: E402
 from attention_course import keras_multi_head, torch_multi_head  # noqa: E402
+from torch_reference import copy_into_torch_mha  # noqa: E402
 from attention_course import torch_self_attention  # noqa: E402
 
 B, L, S, D, H = 3, 5, 7, 24, 4
@@ -51,12 +52,7 @@ def torch_layers():
     common.set_seed(0)
     ours = torch_multi_head.MultiHeadAttention(D, H).eval()
     library = torch.nn.MultiheadAttention(D, H, batch_first=True).eval()
-    with torch.no_grad():
-        library.in_proj_weight.copy_(torch.cat([ours.query.weight, ours.key.weight,
-                                                ours.value.weight]))
-        library.in_proj_bias.copy_(torch.cat([ours.query.bias, ours.key.bias, ours.value.bias]))
-        library.out_proj.weight.copy_(ours.output_projection.weight)
-        library.out_proj.bias.copy_(ours.output_projection.bias)
+    copy_into_torch_mha(ours, library)
     return ours, library
 
 

@@ -22,6 +22,7 @@ import keras  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from attention_course import keras_self_attention as ksa  # noqa: E402
+from torch_reference import copy_into_torch_mha  # noqa: E402
 from attention_course import torch_self_attention as tsa  # noqa: E402
 
 ATOL = 1e-5
@@ -133,12 +134,8 @@ def test_torch_layer_matches_multihead_attention_with_one_head():
     d_model = 12
     layer = torch_layer(d_model, d_k=d_model)
     mha = torch.nn.MultiheadAttention(d_model, 1, batch_first=True).eval()
+    copy_into_torch_mha(layer, mha)
     with torch.no_grad():
-        mha.in_proj_weight.copy_(torch.cat([layer.query.weight, layer.key.weight,
-                                            layer.value.weight]))
-        mha.in_proj_bias.copy_(torch.cat([layer.query.bias, layer.key.bias, layer.value.bias]))
-        mha.out_proj.weight.copy_(layer.output_projection.weight)
-        mha.out_proj.bias.copy_(layer.output_projection.bias)
         x = torch.randn(3, 7, d_model)
         tokens = torch.tensor(TOKENS)
         mask = tsa.padding_mask(tokens) & tsa.causal_mask(7)

@@ -24,6 +24,7 @@ import keras  # noqa: E402
 import keras_hub  # noqa: E402
 import torch  # noqa: E402
 from attention_course import keras_transformer, torch_transformer  # noqa: E402
+from torch_reference import copy_into_torch_mha  # noqa: E402
 from attention_course.data import BOS_ID, EOS_ID, PAD_ID  # noqa: E402
 
 B, S, T, D, H, FF = 3, 7, 5, 16, 4, 32
@@ -56,15 +57,6 @@ def tokens(seed=0, vocab=(11, 9)):
 
 
 # --- PyTorch against torch.nn -------------------------------------------------------------
-
-def copy_into_torch_mha(ours, library):
-    with torch.no_grad():
-        library.in_proj_weight.copy_(torch.cat([ours.query.weight, ours.key.weight,
-                                                ours.value.weight]))
-        library.in_proj_bias.copy_(torch.cat([ours.query.bias, ours.key.bias, ours.value.bias]))
-        library.out_proj.weight.copy_(ours.output_projection.weight)
-        library.out_proj.bias.copy_(ours.output_projection.bias)
-
 
 def copy_into_torch_layer(ours, library, norms):
     """Our layer's weights into an nn.Transformer*Layer (norms: ours, in its order)."""
