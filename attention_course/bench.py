@@ -46,6 +46,7 @@ class Entry:
 
 
 REGISTRY: dict[str, Entry] = {}
+BATCH_SIZE = 64           # the chapters' batch size
 
 
 def register(name, keras_model, torch_model, keras_loss, torch_loss, padded_batches=None,
@@ -54,8 +55,8 @@ def register(name, keras_model, torch_model, keras_loss, torch_loss, padded_batc
     task = data.number_task
     REGISTRY[name] = Entry(
         name, keras_model, torch_model, keras_loss, torch_loss,
-        padded_batches or (lambda: data.endless_batches(task().train, 128, seed=1)),
-        bucketed_batches or (lambda: data.bucketed_batches(task().train, 128, seed=1)))
+        padded_batches or (lambda: data.endless_batches(task().train, BATCH_SIZE, seed=1)),
+        bucketed_batches or (lambda: data.bucketed_batches(task().train, BATCH_SIZE, seed=1)))
 
 
 def _register_chapters_1_and_2() -> None:
@@ -260,7 +261,7 @@ def main(argv=None) -> None:
     for name in names:
         results[name] = _time(REGISTRY[name], args.rounds, args.steps)
         print(f"{name}: done", flush=True)
-    print(f"\nms per training step, batches of 128, {threads} thread(s) per framework, "
+    print(f"\nms per training step, batches of {BATCH_SIZE}, {threads} thread(s) per framework, "
           f"median of {args.rounds} rounds of {args.steps} steps:\n")
     print(table(results))
 
