@@ -5,8 +5,9 @@ temporary folder and runs the real `nbgrader` command line there, with that fold
 directory, so the repo's own gradebook.db, submitted/, autograded/ and feedback/ are never touched.
 
 A `Course` wraps one such copy: `release()` runs generate_assignment, `submit()` puts a notebook
-where `nbgrader autograde` looks for it, `autograde()` grades one student (timed), `scores()` reads
-the per-cell scores from the gradebook, `feedback()` / `export()` run the last two steps.
+where `nbgrader autograde` looks for it, `autograde_each()` grades every submitted student in one
+run (each timed from nbgrader's log), `scores()` reads the per-cell scores from the gradebook,
+`feedback()` / `export()` run the last two steps.
 
 The wrong submissions under tests/submissions/ are generated from the solution notebooks by the
 mutations in `WRONG` (run `python tests/grading_utils.py` to rewrite them after changing an
@@ -108,11 +109,25 @@ class Course:
     def autograded_notebook(self, assignment: str, student: str) -> nbformat.NotebookNode:
         return nbformat.read(self.root / "autograded" / student / assignment / f"{assignment}.ipynb", as_version=4)
 
-    def autograde(self, assignment: str, student: str) -> float:
-        """Autograde one student's submission; returns the wall time in seconds."""
+    def autograde_each(self, assignment: str, timeout: float) -> dict[str, float]:
+        """Autograde every submitted student in one nbgrader run, as an instructor does, and
+        return {student: seconds} read from the time stamps of nbgrader's log: from the line
+        that starts a student to the line that starts the next one (the last student ends
+        with the run). The first student's time includes the one run of the reference
+        solution that the sandbox's out-of-kernel check makes per nbgrader command."""
         start = time.perf_counter()
-        self.nbgrader("autograde", assignment, "--student", student, "--force")
-        return time.perf_counter() - start
+        result = self.nbgrader("autograde", assignment, "--force",
+                               "--Application.log_format=%(created).3f %(message)s",
+                               timeout=timeout)
+        end_stamp = time.time()
+        starts = [(float(stamp), student) for stamp, student in re.findall(
+            r"^(\d+\.\d+) Creating/updating student with ID '([^']+)'",
+            result.stdout + result.stderr, flags=re.MULTILINE)]
+        assert starts, f"no student in nbgrader's log:\n{result.stderr[-3000:]}"
+        stamps = [stamp for stamp, _ in starts[1:]] + [end_stamp]
+        seconds = {student: stamp - begun for (begun, student), stamp in zip(starts, stamps)}
+        seconds["(whole batch)"] = time.perf_counter() - start
+        return seconds
 
     def scores(self, assignment: str, student: str) -> dict[str, float]:
         """{grade_id: score} of every graded cell, from the gradebook."""
@@ -1304,14 +1319,19 @@ class GradingRoundTrip:
     @pytest.fixture(scope="class")
     @classmethod
     def graded(cls, tmp_path_factory):
-        """Release, submit every known submission, autograde each (timed), feedback, export."""
+        """Release, submit every known submission, autograde them in one batch (each timed),
+        feedback, export."""
         course = Course.copy_of_repo(tmp_path_factory.mktemp(cls.assignment))
         course.release(cls.assignment)
-        seconds = {}
-        for student, notebook in cls.submissions().items():
+        submissions = cls.submissions()
+        for student, notebook in submissions.items():
             course.submit(cls.assignment, student, notebook)
-            seconds[student] = course.autograde(cls.assignment, student)
-        print(f"\nautograde seconds, {cls.assignment}: " + ", ".join(f"{s} {t:.1f}" for s, t in seconds.items()))
+        seconds = course.autograde_each(cls.assignment,
+                                        timeout=COMMAND_TIMEOUT_S + AUTOGRADE_LIMIT_S * len(submissions))
+        whole = seconds.pop("(whole batch)")
+        assert set(seconds) == set(submissions), f"graded {sorted(seconds)}, submitted {sorted(submissions)}"
+        print(f"\nautograde seconds, {cls.assignment} ({whole:.0f} s in all): "
+              + ", ".join(f"{s} {t:.1f}" for s, t in seconds.items()))
         course.feedback(cls.assignment)
         grades = course.export()
         return SimpleNamespace(course=course, seconds=seconds, grades=grades)
