@@ -271,7 +271,7 @@ def number_task(n_train: int = 200_000, n_valid: int = 20_000, n_test: int = 20_
 
 
 def bucketed_batches(arrays: Arrays, batch_size: int, seed: int = 0,
-                     bucket_width: int = 8) -> Iterator[Arrays]:
+                     bucket_width: int = 8, min_share: float = 0.01) -> Iterator[Arrays]:
     """Shuffled batches forever, each from one bucket of similar source lengths.
 
     Rows are grouped by source length into buckets of ``bucket_width`` tokens
@@ -279,7 +279,12 @@ def bucketed_batches(arrays: Arrays, batch_size: int, seed: int = 0,
     bucket's widths (its longest source, its longest target), so a model
     computes little padding: on the number task the batches are about 2.5 times
     narrower than the full (44, 30) arrays. Each bucket has fixed widths, so a
-    compiled step sees only a handful of shapes.
+    compiled step sees only a handful of shapes. A bucket that holds fewer than
+    ``batch_size`` rows or less than ``min_share`` of them (sources of 41-44
+    tokens: 103 of 200,000) joins the bucket below it: its rows are still
+    trained on, without a shape of their own that would come up twice in a
+    thousand steps (Keras compiles a step for every new shape, about 4 s each
+    for the attention model).
 
     The loss of a batch is a mean over its target tokens, so a batch of short
     rows would weigh as much as a batch of long ones; to give every target token
@@ -292,13 +297,20 @@ def bucketed_batches(arrays: Arrays, batch_size: int, seed: int = 0,
     src_lengths = arrays.src_lengths
     tgt_lengths = (arrays.tgt_out != PAD_ID).sum(axis=1)
     bucket_of = (src_lengths - 1) // bucket_width
-    buckets = []                                 # (rows, source width, target width)
+    too_few = max(batch_size, min_share * len(src_lengths))
+    groups = []                                  # row indices, shortest sources first
     for bucket in np.unique(bucket_of):
         rows = np.flatnonzero(bucket_of == bucket)
-        if len(rows) >= batch_size:
-            buckets.append((rows, int(src_lengths[rows].max()), int(tgt_lengths[rows].max())))
-    if not buckets:
-        raise ValueError(f"no bucket holds {batch_size} rows: use a smaller batch_size")
+        if groups and len(groups[-1]) < too_few:     # the bucket below is too small: join it
+            rows = np.concatenate([groups.pop(), rows])
+        groups.append(rows)
+    if len(groups) > 1 and len(groups[-1]) < too_few:  # the longest is too small: join below
+        last = groups.pop()
+        groups[-1] = np.concatenate([groups[-1], last])
+    if len(groups[0]) < batch_size:
+        raise ValueError(f"fewer than {batch_size} rows: use a smaller batch_size")
+    buckets = [(rows, int(src_lengths[rows].max()), int(tgt_lengths[rows].max()))
+               for rows in groups]                 # (rows, source width, target width)
     tokens = np.array([tgt_lengths[rows].sum() for rows, _, _ in buckets], dtype=float)
     rng = np.random.default_rng(seed)
     order = [rng.permutation(rows) for rows, _, _ in buckets]

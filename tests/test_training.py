@@ -12,6 +12,8 @@ both). So the two updates may differ by up to lr * 31.6 eps / (|g| + 31.6 eps)
 (tiny unless |g| is near eps); the test allows that plus 1e-3 * lr, with g
 the (clipped) gradient computed independently in PyTorch.
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -163,7 +165,9 @@ def test_losses_fall_on_a_learnable_task(task):
 def test_bucketed_batches_cut_padding_and_weigh_tokens_like_random_batches(task):
     arrays = task.train
     width = 8
-    bucket_of = (arrays.src_lengths - 1) // width
+    # Buckets of 8 tokens, except that the 103 sources of 41-44 tokens (under 1% of the rows)
+    # join the 33-40 bucket: 1-8, 9-16, 17-24, 25-32, 33-44.
+    bucket_of = np.minimum((arrays.src_lengths - 1) // width, 4)
     tgt_lengths = (arrays.tgt_out != data.PAD_ID).sum(1)
     full = {tuple(r[r != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID])
             for r, t in zip(arrays.src, arrays.tgt_out)}
@@ -173,7 +177,7 @@ def test_bucketed_batches_cut_padding_and_weigh_tokens_like_random_batches(task)
         batch = next(generator)
         assert len(batch) == 32
         lengths = batch.src_lengths
-        bucket = (lengths - 1) // width
+        bucket = np.minimum((lengths - 1) // width, 4)
         assert np.all(bucket == bucket[0])                     # one bucket per batch
         in_bucket = bucket_of == bucket[0]
         # cut to the bucket's widths: its longest source and target, not the full arrays'
@@ -183,9 +187,9 @@ def test_bucketed_batches_cut_padding_and_weigh_tokens_like_random_batches(task)
         drawn.append(bucket[0])
         for r, t in zip(batch.src, batch.tgt_out):             # rows copied whole
             assert tuple(r[r != data.PAD_ID]) + ("|",) + tuple(t[t != data.PAD_ID]) in full
-    # One shape per bucket; a bucket with fewer rows than a batch is left out.
-    buckets = [b for b in np.unique(bucket_of) if np.sum(bucket_of == b) >= 32]
-    assert len(shapes) == len(buckets) >= 4
+    # One shape per bucket.
+    buckets = np.unique(bucket_of)
+    assert len(shapes) == len(buckets) == 5
     # Buckets come up in proportion to the target tokens they hold.
     tokens = np.array([tgt_lengths[bucket_of == b].sum() for b in buckets], dtype=float)
     counts = np.array([np.sum(np.array(drawn) == b) for b in buckets])
@@ -193,6 +197,43 @@ def test_bucketed_batches_cut_padding_and_weigh_tokens_like_random_batches(task)
     again = data.bucketed_batches(arrays, 32, seed=0, bucket_width=width)
     first = data.bucketed_batches(arrays, 32, seed=0, bucket_width=width)
     assert np.array_equal(next(again).src, next(first).src)    # deterministic for a seed
+
+
+def _arrays_with_lengths(src_lengths, width=44):
+    """Arrays whose row i has a source of src_lengths[i] tokens, all equal to i + 4 (ids above
+    the specials), and a target of half that length (at least 1), right-padded."""
+    src_lengths = np.asarray(src_lengths)
+    n = len(src_lengths)
+    ids = np.arange(n)[:, None] + 4
+    columns = np.arange(width)[None, :]
+    src = np.where(columns < src_lengths[:, None], ids, data.PAD_ID)
+    tgt_lengths = np.maximum(src_lengths // 2, 1)
+    tgt = np.where(columns[:, :width // 2 + 1] < tgt_lengths[:, None], ids, data.PAD_ID)
+    return data.Arrays(src, tgt, tgt)
+
+
+def test_a_rare_length_joins_the_bucket_below():
+    # 1,000 sources of 9-16 tokens, 5 of 41-44: those 5 are under 1% (and under a batch), so
+    # they are batched with the 9-16 ones (width 44) rather than getting a shape of their own.
+    lengths = np.r_[np.full(995, 12), [41, 42, 43, 44, 44]]
+    arrays = _arrays_with_lengths(lengths)
+    widths, seen = set(), set()
+    for batch in itertools.islice(data.bucketed_batches(arrays, 32, seed=0), 300):
+        widths.add(batch.src.shape[1])
+        seen.update(batch.src[:, 0] - 4)
+    assert widths == {44}
+    assert {995, 996, 997, 998, 999} <= seen                         # the long rows are trained on
+    # ... and with min_share=0 a bucket of at least batch_size rows keeps its own width
+    lengths = np.r_[np.full(900, 12), np.full(100, 42)]
+    arrays = _arrays_with_lengths(lengths)
+    widths = {b.src.shape[1] for b in itertools.islice(
+        data.bucketed_batches(arrays, 32, seed=0, min_share=0), 100)}
+    assert widths == {12, 42}
+
+
+def test_bucketed_batches_refuse_a_batch_larger_than_the_data():
+    with pytest.raises(ValueError, match="smaller batch_size"):
+        next(data.bucketed_batches(_arrays_with_lengths(np.full(10, 5)), 16))
 
 
 def test_bucketed_batches_go_through_a_bucket_before_repeating_a_row(task):
