@@ -56,11 +56,14 @@ def seq2seq_loss(model, batch):
 
 def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3e-3,
           final_lr_fraction: float = 0.05, clip_norm: float | None = 1.0,
-          warmup_steps: int = 0, desc: str = "train") -> list[float]:
+          warmup_steps: int = 0, desc: str = "train",
+          callback: Callable | None = None) -> list[float]:
     """Train for a fixed number of steps; return the loss of every step (Python floats).
 
     batches: an iterator of NumPy batches (e.g. data.bucketed_batches);
-    loss_fn(model, batch) -> scalar loss tensor.
+    loss_fn(model, batch) -> scalar loss tensor;
+    callback(steps_done), if given, runs after every step (chapter 6 measures
+    held-out accuracy during training with it).
     """
     batches = iter(batches)
     rates = learning_rates(steps, lr, final_lr_fraction, warmup_steps)
@@ -82,6 +85,9 @@ def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3
                 recent = torch.stack(losses[-LOSS_WINDOW:]).mean().item()
                 bar.set_postfix(loss=f"{recent:.4f}", refresh=False)
             bar.update()
+            if callback is not None:
+                callback(i + 1)
+                model.train()                 # the callback may have evaluated the model
     model.eval()
     return torch.stack(losses).tolist()
 

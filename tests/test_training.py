@@ -252,3 +252,24 @@ def test_the_pytorch_loop_flushes_denormals_to_zero():
     tiny = torch.tensor([1e-30], dtype=torch.float32) * torch.tensor([1e-10])   # 1e-40: denormal
     assert tiny.item() == 0.0
     assert torch.tensor([1e-30]).item() > 0          # normal numbers are untouched
+
+
+def test_both_loops_call_back_after_every_step_and_keep_training_mode(task):
+    """callback(steps_done) runs after each step; an evaluation inside it (which puts a PyTorch
+    model in eval mode) does not leave the next steps without dropout."""
+    torch_model, keras_model = _pair(task)
+    batches = list(itertools.islice(data.bucketed_batches(task.train, 8, seed=4), 3))
+    seen = {"Keras": [], "PyTorch": []}
+    modes = []
+
+    def torch_callback(steps_done):
+        modes.append(torch_model.training)
+        seen["PyTorch"].append(steps_done)
+        torch_model.eval()                       # as torch_training.predict does
+
+    torch_training.train(torch_model, batches, 3, torch_training.seq2seq_loss,
+                         callback=torch_callback)
+    keras_training.train(keras_model, batches, 3, keras_training.seq2seq_loss,
+                         callback=seen["Keras"].append)
+    assert seen == {"Keras": [1, 2, 3], "PyTorch": [1, 2, 3]}
+    assert modes == [True, True, True]
