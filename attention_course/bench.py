@@ -83,6 +83,22 @@ def _register_chapters_1_and_2() -> None:
                  batch_size=32)                # chapter 2 trains on batches of 32
 
 
+def _register_chapter_6() -> None:
+    from . import keras_training, keras_transformer, torch_training, torch_transformer
+
+    task = data.number_task()
+    sizes = (len(task.src_vocab), len(task.tgt_vocab))
+    size = dict(d_model=64, num_heads=4, d_ff=128, num_layers=2, dropout=0.0)   # chapter 6's
+
+    def built(model):
+        model(task.train.src[:2], task.train.tgt_in[:2])
+        return model
+
+    register("ch6 Transformer", lambda: built(keras_transformer.Transformer(*sizes, **size)),
+             lambda: torch_transformer.Transformer(*sizes, **size),
+             keras_training.seq2seq_loss, torch_training.seq2seq_loss)
+
+
 # ---------------------------------------------------------------- the steps timed
 def _keras_steps(entry: Entry) -> dict[str, Callable]:
     import keras
@@ -221,6 +237,7 @@ def step_ms(names: list[str], framework: str, batch, rounds: int = 3,
     """
     if not REGISTRY:
         _register_chapters_1_and_2()
+        _register_chapter_6()
     makers = {"Keras": _keras_steps, "PyTorch": _torch_steps}
     runners = {}
     for name in names:
@@ -260,6 +277,7 @@ def main(argv=None) -> None:
     threads = common.set_threads()
     if not REGISTRY:
         _register_chapters_1_and_2()
+        _register_chapter_6()
     names = args.models or list(REGISTRY)
     results = {}
     for name in names:
