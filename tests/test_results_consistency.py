@@ -1,7 +1,8 @@
 """Committed outputs agree with the results files they were made from.
 
 Chapter 1 saves its accuracy-by-length table to book/results/01_rnn_bottleneck.json;
-chapter 2 reads that file and draws the chapter-1 columns of its own table. If a chapter is
+chapter 2 reads that file and draws the chapter-1 columns of its own table, and saves its
+own table, which chapter 6 reads beside chapter 1's. If a chapter is
 re-executed (rewriting the file) and a later one that reads it is not, the book shows numbers
 from two different runs. These checks read the committed notebooks and files only (fast): every
 accuracy-by-length table in an output whose columns name a framework must show, rounded as
@@ -39,6 +40,10 @@ def results_rows(name: str) -> dict:
 CASES = [
     ("01_rnn_bottleneck", "01_rnn_bottleneck", r"^(Keras|PyTorch)$"),
     ("02_bahdanau_attention", "01_rnn_bottleneck", r"^(Keras|PyTorch), chapter 1$"),
+    ("02_bahdanau_attention", "02_bahdanau_attention", r"^(Keras|PyTorch), attention$"),
+    ("06_transformer", "01_rnn_bottleneck", r"^(Keras|PyTorch), chapter 1$"),
+    ("06_transformer", "02_bahdanau_attention", r"^(Keras|PyTorch), chapter 2$"),
+    ("06_transformer", "06_transformer", r"^(Keras|PyTorch), Transformer$"),
 ]
 
 

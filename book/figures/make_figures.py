@@ -467,6 +467,62 @@ def positional_rotation() -> Figure:
 FIGURES["positional_rotation.svg"] = positional_rotation
 
 
+# ---------------------------------------------------------------------------
+# Figure 6: the whole encoder-decoder Transformer (chapter 6)
+# ---------------------------------------------------------------------------
+
+def transformer() -> Figure:
+    fig = Figure(860, 640, "The Transformer: N encoder layers (self-attention, feed-forward) "
+                 "and N decoder layers (masked self-attention, cross-attention, "
+                 "feed-forward), each sublayer inside a residual connection and a layer norm")
+    enc_x, dec_x, w = 250, 610, 250
+
+    def sublayer(cx, cy, role, label):
+        fig.box(cx, cy, w - 40, 40, role, label, size=14)
+        fig.box(cx, cy - 38, w - 40, 26, None, "add & layer norm", size=12,
+                fill="#f9fafb", stroke=MUTED, width=1.2)
+
+    # stacks
+    fig.box(enc_x, 330, w, 330, None, "", fill="#eff6ff", stroke=PALETTE["encoder"][1],
+            dashed=True)
+    fig.box(dec_x, 300, w, 420, None, "", fill="#fff7ed", stroke=PALETTE["decoder"][1],
+            dashed=True)
+    fig.text(enc_x - w / 2 - 14, 330, "N ×", size=15, anchor="end", weight="bold")
+    fig.text(dec_x + w / 2 + 14, 300, "× N", size=15, anchor="start", weight="bold")
+    fig.text(enc_x, 150, "encoder layer", size=14, color=PALETTE["encoder"][1], weight="bold")
+    fig.text(dec_x, 75, "decoder layer", size=14, color=PALETTE["decoder"][1], weight="bold")
+    sublayer(enc_x, 420, "attention", "multi-head self-attention")
+    sublayer(enc_x, 290, "encoder", "feed-forward")
+    fig.line([(enc_x, 470), (enc_x, 442)])
+    fig.line([(enc_x, 369), (enc_x, 312)])
+    sublayer(dec_x, 440, "attention", "masked self-attention")
+    sublayer(dec_x, 320, "attention", "cross-attention")
+    sublayer(dec_x, 200, "decoder", "feed-forward")
+    fig.line([(dec_x, 505), (dec_x, 462)])
+    fig.line([(dec_x, 389), (dec_x, 342)])
+    fig.line([(dec_x, 269), (dec_x, 222)])
+    # memory into the cross-attention: keys and values
+    fig.line([(enc_x, 233), (enc_x, 180), (430, 180), (430, 330), (503, 330)],
+             PALETTE["encoder"][1])
+    fig.text(440, 300, "keys, values", size=12, color=PALETTE["encoder"][1], anchor="start")
+    # inputs
+    for cx, label, y in ((enc_x, "source tokens", 600), (dec_x, "<bos> y_1 … y_{t-1}", 600)):
+        fig.box(cx, y, 200, 34, "token", label, size=13)
+        fig.box(cx, y - 58, 230, 40, None, "embedding × √$d_{model}$ + PE", size=13,
+                fill="#ffffff", stroke=INK)
+        fig.line([(cx, y - 17), (cx, y - 38)])
+    fig.line([(enc_x, 522), (enc_x, 470)], arrow=False)
+    fig.line([(dec_x, 522), (dec_x, 505)], arrow=False)
+    # outputs
+    fig.box(dec_x, 55 - 20, 230, 30, None, "linear (tied) + softmax", size=13,
+            fill="#ffffff", stroke=INK)
+    fig.line([(dec_x, 150), (dec_x, 52)])
+    return fig
+
+
+FIGURES["transformer.svg"] = transformer
+
+
 def main() -> None:
     for name, draw in FIGURES.items():
         (HERE / name).write_text(draw().svg(), encoding="utf-8")
