@@ -19,28 +19,33 @@ def dense(in_features, out_features):
 
 
 class FeedForward(layers.Layer):
-    """Position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2, per position."""
+    """Position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2, per position
+    (activation="gelu" for BERT and GPT-2, chapters 7 and 8)."""
 
-    def __init__(self, d_model, d_ff, dropout=0.1, **kwargs):
+    def __init__(self, d_model, d_ff, dropout=0.1, activation="relu", **kwargs):
         super().__init__(**kwargs)
         self.hidden = dense(d_model, d_ff)
         self.dropout = layers.Dropout(dropout)
         self.projection = dense(d_ff, d_model)
+        self.activation = activation
 
     def call(self, x):                                 # (B, L, d_model) -> (B, L, d_model)
-        return self.projection(self.dropout(ops.relu(self.hidden(x))))
+        h = self.hidden(x)
+        h = ops.gelu(h, approximate=False) if self.activation == "gelu" else ops.relu(h)
+        return self.projection(self.dropout(h))
 
 
 class EncoderLayer(layers.Layer):
     """Self-attention, then a feed-forward network, each inside a residual connection
     with a layer norm: after the sum (post-LN, the paper) or before the sublayer (pre-LN)."""
 
-    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, **kwargs):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False,
+                 activation="relu", norm_eps=1e-5, **kwargs):
         super().__init__(**kwargs)
         self.self_attention = MultiHeadAttention(d_model, num_heads)    # chapter 4's
-        self.attention_norm = layers.LayerNormalization(epsilon=1e-5)
-        self.feed_forward = FeedForward(d_model, d_ff, dropout)
-        self.feed_forward_norm = layers.LayerNormalization(epsilon=1e-5)
+        self.attention_norm = layers.LayerNormalization(epsilon=norm_eps)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout, activation)
+        self.feed_forward_norm = layers.LayerNormalization(epsilon=norm_eps)
         self.dropout = layers.Dropout(dropout)
         self.norm_first = norm_first
 

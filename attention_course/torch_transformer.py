@@ -21,28 +21,33 @@ def dense(in_features, out_features):
 
 
 class FeedForward(nn.Module):
-    """Position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2, per position."""
+    """Position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2, per position
+    (activation="gelu" for BERT and GPT-2, chapters 7 and 8)."""
 
-    def __init__(self, d_model, d_ff, dropout=0.1):
+    def __init__(self, d_model, d_ff, dropout=0.1, activation="relu"):
         super().__init__()
         self.hidden = dense(d_model, d_ff)
         self.dropout = nn.Dropout(dropout)
         self.projection = dense(d_ff, d_model)
+        self.activation = activation
 
     def forward(self, x):                              # (B, L, d_model) -> (B, L, d_model)
-        return self.projection(self.dropout(torch.relu(self.hidden(x))))
+        h = self.hidden(x)
+        h = nn.functional.gelu(h) if self.activation == "gelu" else torch.relu(h)
+        return self.projection(self.dropout(h))
 
 
 class EncoderLayer(nn.Module):
     """Self-attention, then a feed-forward network, each inside a residual connection
     with a layer norm: after the sum (post-LN, the paper) or before the sublayer (pre-LN)."""
 
-    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False,
+                 activation="relu", norm_eps=1e-5):
         super().__init__()
         self.self_attention = MultiHeadAttention(d_model, num_heads)    # chapter 4's
-        self.attention_norm = nn.LayerNorm(d_model, eps=1e-5)
-        self.feed_forward = FeedForward(d_model, d_ff, dropout)
-        self.feed_forward_norm = nn.LayerNorm(d_model, eps=1e-5)
+        self.attention_norm = nn.LayerNorm(d_model, eps=norm_eps)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout, activation)
+        self.feed_forward_norm = nn.LayerNorm(d_model, eps=norm_eps)
         self.dropout = nn.Dropout(dropout)
         self.norm_first = norm_first
 
