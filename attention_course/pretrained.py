@@ -52,3 +52,20 @@ class MiniLM:
 def minilm() -> MiniLM:
     """One shared, cached instance (reading the table takes about a second)."""
     return MiniLM()
+
+
+def minilm_config() -> dict:
+    """all-MiniLM-L6-v2's config.json: sizes, vocabulary, layer-norm epsilon."""
+    import json
+
+    return json.loads((minilm_dir() / "config.json").read_text())
+
+
+def minilm_weights() -> dict[str, np.ndarray]:
+    """Every weight of all-MiniLM-L6-v2 by its Hugging Face name, as float32 NumPy arrays
+    (for torch_bert.load_pretrained and keras_bert.load_pretrained)."""
+    from safetensors import safe_open
+
+    with safe_open(str(minilm_dir() / "model.safetensors"), framework="numpy") as weights:
+        return {name: weights.get_tensor(name) for name in weights.keys()
+                if not name.endswith("position_ids")}
