@@ -35,16 +35,20 @@ class BertEmbeddings(layers.Layer):
 
 
 class Bert(keras.Model):
-    """Embeddings, num_layers post-LN encoder layers with GELU, and the pooler."""
+    """Embeddings, num_layers post-LN encoder layers with GELU, and the pooler.
+
+    activation="gelu" is BERT's exact GELU (transformers' BertModel); keras-hub's
+    BertBackbone uses its tanh approximation, activation="gelu_tanh"."""
 
     def __init__(self, vocab_size, d_model=384, num_heads=12, d_ff=1536, num_layers=6,
-                 max_len=512, type_vocab_size=2, dropout=0.1, **kwargs):
+                 max_len=512, type_vocab_size=2, dropout=0.1, activation="gelu",
+                 **kwargs):
         super().__init__(**kwargs)
         self.embeddings = BertEmbeddings(vocab_size, d_model, max_len, type_vocab_size,
                                          dropout)
         self.encoder_layers = [
             EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first=False,
-                         activation="gelu", norm_eps=1e-12) for _ in range(num_layers)]
+                         activation=activation, norm_eps=1e-12) for _ in range(num_layers)]
         self.pooler = dense(d_model, d_model)
 
     def call(self, token_ids, segment_ids=None, attention_mask=None):

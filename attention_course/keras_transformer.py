@@ -20,7 +20,7 @@ def dense(in_features, out_features):
 
 class FeedForward(layers.Layer):
     """Position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2, per position
-    (activation="gelu" for BERT and GPT-2, chapters 7 and 8)."""
+    (activation="gelu" for BERT, "gelu_tanh", its tanh approximation, for GPT-2)."""
 
     def __init__(self, d_model, d_ff, dropout=0.1, activation="relu", **kwargs):
         super().__init__(**kwargs)
@@ -31,7 +31,10 @@ class FeedForward(layers.Layer):
 
     def call(self, x):                                 # (B, L, d_model) -> (B, L, d_model)
         h = self.hidden(x)
-        h = ops.gelu(h, approximate=False) if self.activation == "gelu" else ops.relu(h)
+        if self.activation == "relu":
+            h = ops.relu(h)
+        else:                                          # "gelu" or "gelu_tanh"
+            h = ops.gelu(h, approximate=self.activation == "gelu_tanh")
         return self.projection(self.dropout(h))
 
 

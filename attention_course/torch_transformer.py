@@ -22,7 +22,7 @@ def dense(in_features, out_features):
 
 class FeedForward(nn.Module):
     """Position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2, per position
-    (activation="gelu" for BERT and GPT-2, chapters 7 and 8)."""
+    (activation="gelu" for BERT, "gelu_tanh", its tanh approximation, for GPT-2)."""
 
     def __init__(self, d_model, d_ff, dropout=0.1, activation="relu"):
         super().__init__()
@@ -33,7 +33,11 @@ class FeedForward(nn.Module):
 
     def forward(self, x):                              # (B, L, d_model) -> (B, L, d_model)
         h = self.hidden(x)
-        h = nn.functional.gelu(h) if self.activation == "gelu" else torch.relu(h)
+        if self.activation == "relu":
+            h = torch.relu(h)
+        else:                                          # "gelu" or "gelu_tanh"
+            approximate = "tanh" if self.activation == "gelu_tanh" else "none"
+            h = nn.functional.gelu(h, approximate=approximate)
         return self.projection(self.dropout(h))
 
 
