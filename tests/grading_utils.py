@@ -673,6 +673,58 @@ WRONG += [
 ]
 
 
+# Chapter 6 (verified by autograding both frameworks: every score below is what nbgrader gave).
+_A6_PT, _A6_KERAS = "06-transformer-pytorch", "06-transformer-keras"
+
+
+def _both6(cell, old, new, keras_old=None, keras_new=None):
+    """The same mutation of one answer cell in both chapter-6 notebooks."""
+    return {_A6_PT: {cell: [(old, new)]},
+            _A6_KERAS: {cell: [(keras_old or old, keras_new if keras_new is not None else new)]}}
+
+
+WRONG += [
+    Wrong("encoder_ignores_padding",
+          _both6("encoder_layer", "attended, weights = self.self_attention(z, z, attention_mask)",
+                 "attended, weights = self.self_attention(z, z)"),
+          {"test_encoder_visible": 0, "test_encoder_library_hidden": 0, "test_encoder_padding_hidden": 0},
+          "the mask is never passed to the self-attention: padded positions get weight (visible), the real "
+          "outputs differ from the library's and change with the padding; dropout is still right",
+          message="no position may attend to the padded positions"),
+    Wrong("always_post_ln",
+          _both6("encoder_layer", "self.norm_first = norm_first", "self.norm_first = False"),
+          {"test_encoder_library_hidden": 0},
+          "norm_first is ignored: post-LN is right (visible, padding, dropout), pre-LN differs from the library's",
+          message="with norm_first=True, your layer differs"),
+    Wrong("masks_not_causal",
+          {_A6_PT: {"masks": [("self_mask = causal[None] & (tgt_in != PAD_ID)[:, None, :]",
+                               "self_mask = (tgt_in != PAD_ID)[:, None, :].expand(-1, length, -1)")]},
+           _A6_KERAS: {"masks": [("ops.logical_and(causal[None], ops.not_equal(tgt_in, PAD_ID)[:, None, :])",
+                                  "ops.logical_and(ops.ones_like(causal)[None], ops.not_equal(tgt_in, PAD_ID)[:, None, :])")]}},
+          {"test_masks_visible": 0, "test_masks_hidden": 0},
+          "the self-attention mask lets every position see the future; part 3's tests use a reference "
+          "decoder_masks, so they keep their points",
+          message="row t of the self-attention mask should allow the positions u <= t"),
+    Wrong("decoder_sees_the_future",
+          _both6("decoder_layer", "attended, self_weights = self.self_attention(z, z, self_attention_mask)",
+                 "attended, self_weights = self.self_attention(z, z)"),
+          {"test_decoder_visible": 0, "test_decoder_library_hidden": 0, "test_decoder_causal_hidden": 0},
+          "the decoder's self-attention gets no mask: weights on later positions (visible), outputs unlike the "
+          "library's, and a later token changes earlier outputs",
+          message="the self-attention of position t should give no weight to later positions"),
+    Wrong("beam_without_length_normalisation",
+          _both6("beam", "score / (len(prefix) - 1) ** alpha", "score"),
+          {"test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
+          "the beams are ranked and scored by the raw log-probability: right with alpha = 0 (the visible "
+          "test), wrong against the exhaustive search with alpha 0.6 and in the returned scores",
+          message="with a beam that keeps every prefix, the three best"),
+    Wrong("no_beam_search",
+          {_A6_PT: {"beam": BLANK}, _A6_KERAS: {"beam": BLANK}},
+          {"test_beam_visible": 0, "test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
+          "part 4 left blank (the released cell): 12 of 16 points",
+          message="NotImplementedError"),
+]
+
 def wrongs_for(assignment: str) -> list[Wrong]:
     """The wrong submissions of one assignment."""
     return [wrong for wrong in WRONG if assignment in wrong.mutations]

@@ -34,6 +34,8 @@ ASSIGNMENT_MARKS = {
     "04-multi-head-attention-pytorch": 16,
     "05-positional-encoding-keras": 16,
     "05-positional-encoding-pytorch": 16,
+    "06-transformer-keras": 16,
+    "06-transformer-pytorch": 16,
 }
 
 
