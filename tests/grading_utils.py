@@ -677,10 +677,9 @@ WRONG += [
 _A6_PT, _A6_KERAS = "06-transformer-pytorch", "06-transformer-keras"
 
 
-def _both6(cell, old, new, keras_old=None, keras_new=None):
+def _both6(cell, old, new):
     """The same mutation of one answer cell in both chapter-6 notebooks."""
-    return {_A6_PT: {cell: [(old, new)]},
-            _A6_KERAS: {cell: [(keras_old or old, keras_new if keras_new is not None else new)]}}
+    return {_A6_PT: {cell: [(old, new)]}, _A6_KERAS: {cell: [(old, new)]}}
 
 
 WRONG += [
