@@ -162,7 +162,8 @@ BLANK = "blank"   # as a mutation: leave that answer cell as released (raise Not
 
 @dataclasses.dataclass(frozen=True)
 class Wrong:
-    """A known-wrong submission: how it is made from the solution, and what it must score.
+    """A known-wrong submission (or a right one with a quirk that must not cost points): how it
+    is made from the solution, and what it must score.
 
     mutations: {assignment: {answer cell grade_id: [(old, new), ...] or BLANK}}, applied to the
                solution's answer cells (every (old) must occur exactly once);
@@ -722,6 +723,22 @@ WRONG += [
           {"test_beam_visible": 0, "test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
           "part 4 left blank (the released cell): 12 of 16 points",
           message="NotImplementedError"),
+    Wrong("right_but_warns",
+          {assignment: {
+              "encoder_layer": [("        return x, weights\n",
+                                 '        warnings.warn("my note: check the norms")\n        return x, weights\n')],
+              "masks": [("    return self_mask, cross_mask\n",
+                         '    warnings.warn("my note: check T = 1")\n    return self_mask, cross_mask\n')],
+              "decoder_layer": [("        return y, self_weights, cross_weights\n",
+                                 '        warnings.warn("my note: check memory")\n'
+                                 "        return y, self_weights, cross_weights\n")],
+              "beam": [("    best = normalised[:num_beams]\n",
+                        '    warnings.warn("my note: check ties")\n    best = normalised[:num_beams]\n')]}
+           for assignment in (_A6_PT, _A6_KERAS)},
+          {},
+          "right answers whose every function warns (a UserWarning on stderr, as a deprecated call or "
+          "Keras' unbuilt-state notice would): every test cell ignores warnings around the student's "
+          "calls, so none reaches stderr, where nbgrader would score the cell 0: full marks"),
 ]
 
 def wrongs_for(assignment: str) -> list[Wrong]:
