@@ -89,8 +89,11 @@ def _make_step(model, optimizer, loss_fn, rebuild, signature):
         variables = model.trainable_variables
         # Embedding gradients come as IndexedSlices, with which Keras' Adam would update
         # a row once per occurrence in the batch: made dense, Adam is PyTorch's Adam.
-        gradients = [tf.convert_to_tensor(g) for g in tape.gradient(loss, variables)]
-        optimizer.apply_gradients(zip(gradients, variables))   # clips by global norm first
+        # A variable that the loss does not use (BERT's pooler in masked-LM training) gets
+        # no gradient and is left alone, as PyTorch leaves a parameter whose grad is None.
+        used = [(tf.convert_to_tensor(g), v)
+                for g, v in zip(tape.gradient(loss, variables), variables) if g is not None]
+        optimizer.apply_gradients(used)                         # clips by global norm first
         return loss
 
     return step
@@ -99,21 +102,32 @@ def _make_step(model, optimizer, loss_fn, rebuild, signature):
 def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3e-3,
           final_lr_fraction: float = 0.05, clip_norm: float | None = 1.0,
           warmup_steps: int = 0, desc: str = "train",
-          callback: Callable | None = None) -> list[float]:
+          callback: Callable | None = None, weight_decay: float = 0.0) -> list[float]:
     """Train for a fixed number of steps; return the loss of every step (Python floats).
 
     batches: an iterator of NumPy batches (e.g. data.bucketed_batches);
     loss_fn(model, batch) -> scalar loss tensor;
     callback(steps_done), if given, runs after every step (chapter 6 measures
-    held-out accuracy during training with it).
+    held-out accuracy during training with it);
+    weight_decay > 0: AdamW (decoupled weight decay, Loshchilov and Hutter 2019) on the
+    weight matrices and embedding tables, not on biases and layer-norm weights (as BERT).
+    Layers with trainable=False (a frozen encoder) are not trained.
     """
     batches = iter(batches)
     first = next(batches)
     if not model.built:                       # create the weights outside the compiled step
         loss_fn(model, first)
-    optimizer = keras.optimizers.Adam(
-        learning_rate=_Schedule(learning_rates(steps, lr, final_lr_fraction, warmup_steps)),
-        epsilon=1e-8, global_clipnorm=clip_norm)
+    schedule = _Schedule(learning_rates(steps, lr, final_lr_fraction, warmup_steps))
+    if weight_decay:
+        optimizer = keras.optimizers.AdamW(learning_rate=schedule, weight_decay=weight_decay,
+                                           epsilon=1e-8, global_clipnorm=clip_norm)
+        # Not decayed: vectors (biases, layer-norm weights) and Keras' GRU biases, which
+        # it keeps as one (2, 3 units) matrix where PyTorch has two bias vectors.
+        optimizer.exclude_from_weight_decay(var_list=[
+            v for v in model.trainable_variables if len(v.shape) < 2 or v.name == "bias"])
+    else:
+        optimizer = keras.optimizers.Adam(learning_rate=schedule, epsilon=1e-8,
+                                          global_clipnorm=clip_norm)
     optimizer.build(model.trainable_variables)
     compiled = {}                             # batch shapes -> compiled step
     losses = []                               # loss tensors; converted every REFRESH_EVERY

@@ -57,17 +57,26 @@ def seq2seq_loss(model, batch):
 def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3e-3,
           final_lr_fraction: float = 0.05, clip_norm: float | None = 1.0,
           warmup_steps: int = 0, desc: str = "train",
-          callback: Callable | None = None) -> list[float]:
+          callback: Callable | None = None, weight_decay: float = 0.0) -> list[float]:
     """Train for a fixed number of steps; return the loss of every step (Python floats).
 
     batches: an iterator of NumPy batches (e.g. data.bucketed_batches);
     loss_fn(model, batch) -> scalar loss tensor;
     callback(steps_done), if given, runs after every step (chapter 6 measures
-    held-out accuracy during training with it).
+    held-out accuracy during training with it);
+    weight_decay > 0: AdamW (decoupled weight decay, Loshchilov and Hutter 2019) on the
+    weight matrices and embedding tables, not on biases and layer-norm weights (as BERT).
+    Parameters with requires_grad=False (a frozen encoder) are not trained.
     """
     batches = iter(batches)
     rates = learning_rates(steps, lr, final_lr_fraction, warmup_steps)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if weight_decay:
+        optimizer = torch.optim.AdamW(
+            [{"params": [p for p in trainable if p.ndim >= 2], "weight_decay": weight_decay},
+             {"params": [p for p in trainable if p.ndim < 2], "weight_decay": 0.0}], lr=lr)
+    else:
+        optimizer = torch.optim.Adam(trainable, lr=lr)
     losses = []                               # loss tensors; read back every REFRESH_EVERY
     model.train()
     with progress_bar(steps, desc=desc) as bar:
@@ -78,7 +87,7 @@ def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             if clip_norm is not None:
-                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+                nn.utils.clip_grad_norm_(trainable, clip_norm)
             optimizer.step()
             losses.append(loss.detach())
             if (i + 1) % REFRESH_EVERY == 0 or i + 1 == steps:

@@ -62,16 +62,16 @@ def _gradients(torch_model, batch, task, clip_norm):
     return _torch_as_keras(grads, task)
 
 
-@pytest.mark.parametrize("clip_norm", [None, 0.5])
-def test_one_step_gives_the_same_loss_and_weights(task, clip_norm):
+@pytest.mark.parametrize("clip_norm, weight_decay", [(None, 0.0), (0.5, 0.0), (0.5, 2.0)])
+def test_one_step_gives_the_same_loss_and_weights(task, clip_norm, weight_decay):
     torch_model, keras_model = _pair(task)
     batch = next(data.bucketed_batches(task.train, 32, seed=1))
     before = _torch_as_keras(torch_model, task)
     gradient = _gradients(torch_model, batch, task, clip_norm)
     torch_loss = torch_training.train(torch_model, [batch], 1, torch_training.seq2seq_loss,
-                                      lr=LR, clip_norm=clip_norm)
+                                      lr=LR, clip_norm=clip_norm, weight_decay=weight_decay)
     keras_loss = keras_training.train(keras_model, [batch], 1, keras_training.seq2seq_loss,
-                                      lr=LR, clip_norm=clip_norm)
+                                      lr=LR, clip_norm=clip_norm, weight_decay=weight_decay)
     assert isinstance(torch_loss[0], float) and isinstance(keras_loss[0], float)
     assert abs(torch_loss[0] - keras_loss[0]) < 1e-5
     after_torch = _torch_as_keras(torch_model, task)
@@ -85,6 +85,34 @@ def test_one_step_gives_the_same_loss_and_weights(task, clip_norm):
         assert np.all(gap <= allowed), (var.path, (gap - allowed).max())
         moved += np.sum(np.abs(t - old) > 0.5 * LR)
     assert moved > 1000          # the step really moved the weights (by about lr each)
+
+
+def test_weight_decay_shrinks_matrices_not_biases(task):
+    """AdamW (weight_decay > 0) shrinks every weight matrix by lr * weight_decay of itself,
+    and leaves biases and vectors alone, in both frameworks: compared with a step without
+    decay from the same start on the same batch."""
+    batch = next(data.bucketed_batches(task.train, 32, seed=1))
+    for framework in ("torch", "keras"):
+        steps = {}
+        for decay in (0.0, 5.0):
+            torch_model, keras_model = _pair(task)
+            if framework == "torch":
+                torch_training.train(torch_model, [batch], 1, torch_training.seq2seq_loss,
+                                     lr=LR, weight_decay=decay)
+                steps[decay] = _torch_as_keras(torch_model, task)
+            else:
+                keras_training.train(keras_model, [batch], 1, keras_training.seq2seq_loss,
+                                     lr=LR, weight_decay=decay)
+                steps[decay] = [v.numpy() for v in keras_model.trainable_variables]
+        torch_model, keras_model = _pair(task)
+        before = _torch_as_keras(torch_model, task)
+        names = [v.name for v in keras_model.trainable_variables]
+        for start, name, plain, decayed in zip(before, names, steps[0.0], steps[5.0]):
+            # Keras' GRU keeps its two bias vectors in one (2, 3 units) variable: not decayed
+            if start.ndim >= 2 and name != "bias":    # decayed by lr * 5 = 5% of the weight
+                np.testing.assert_allclose(plain - decayed, 0.05 * start, atol=1e-6)
+            else:
+                np.testing.assert_array_equal(plain, decayed)
 
 
 def test_same_loss_function_in_both_frameworks(task):
