@@ -10,7 +10,7 @@ width 384 (observed differences are about 1e-6 of values of order 1).
 import numpy as np
 import pytest
 
-from attention_course import common, pretrained  # first: quiet TensorFlow
+from attention_course import bert_data, common, pretrained  # first: quiet TensorFlow
 from attention_course import keras_bert, torch_bert
 
 import torch  # noqa: E402
@@ -128,3 +128,128 @@ def test_keras_bert_matches_keras_hub(batch, weights):
             np.abs(np.asarray(pooled) - np.asarray(theirs["pooled_output"])).max())
     assert max(gaps["gelu_tanh"]) < TOLERANCE
     assert gaps["gelu"][0] > 1e-3            # keras-hub's BERT uses the tanh approximation
+
+
+def _tiny_pair(vocab_size=40):
+    """A small random PyTorch BERT and its Keras twin with the same weights (through the
+    Hugging Face names that load_pretrained reads)."""
+    common.set_seed(5)
+    sizes = dict(d_model=16, num_heads=2, d_ff=32, num_layers=2, max_len=12, dropout=0.0)
+    ours = torch_bert.Bert(vocab_size, **sizes).eval()
+    weights = _hugging_face_names(ours)
+    twin = keras_bert.load_pretrained(keras_bert.Bert(vocab_size, **sizes), weights)
+    return ours, twin
+
+
+def _hugging_face_names(model):
+    """Our PyTorch BERT's weights by the Hugging Face names (the inverse of load_pretrained)."""
+    e = model.embeddings
+    names = {"embeddings.word_embeddings.weight": e.tokens.weight,
+             "embeddings.token_type_embeddings.weight": e.segments.weight,
+             "embeddings.position_embeddings.weight": e.positions.weight,
+             "embeddings.LayerNorm.weight": e.norm.weight, "embeddings.LayerNorm.bias": e.norm.bias,
+             "pooler.dense.weight": model.pooler.weight, "pooler.dense.bias": model.pooler.bias}
+    for i, layer in enumerate(model.encoder_layers):
+        hf, a = f"encoder.layer.{i}", layer.self_attention
+        parts = {"attention.self.query": a.query, "attention.self.key": a.key,
+                 "attention.self.value": a.value, "attention.output.dense": a.output_projection,
+                 "attention.output.LayerNorm": layer.attention_norm,
+                 "intermediate.dense": layer.feed_forward.hidden,
+                 "output.dense": layer.feed_forward.projection,
+                 "output.LayerNorm": layer.feed_forward_norm}
+        for name, part in parts.items():
+            names[f"{hf}.{name}.weight"], names[f"{hf}.{name}.bias"] = part.weight, part.bias
+    return {name: value.detach().numpy().copy() for name, value in names.items()}
+
+
+def _mlm_pair():
+    """Masked-LM models on _tiny_pair, with the Keras head's weights copied from PyTorch."""
+    ours, twin = _tiny_pair()
+    torch_mlm = torch_bert.MaskedLanguageModel(ours).eval()
+    keras_mlm = keras_bert.MaskedLanguageModel(twin)
+    keras_mlm(np.array([[5, 6]]))                                        # create the weights
+    keras_mlm.transform.kernel.assign(torch_mlm.transform.weight.detach().numpy().T)
+    keras_mlm.transform.bias.assign(torch_mlm.transform.bias.detach().numpy())
+    with torch.no_grad():
+        torch_mlm.bias.copy_(torch.randn_like(torch_mlm.bias))          # not all zeros
+    keras_mlm.bias.assign(torch_mlm.bias.detach().numpy())
+    return torch_mlm, keras_mlm
+
+
+def test_masked_lm_scores_only_the_chosen_positions():
+    """With positions, the masked-LM head returns exactly the rows of the full (B, L, V)
+    scores at those positions, in both frameworks; the two frameworks agree."""
+    torch_mlm, keras_mlm = _mlm_pair()
+    rng = np.random.default_rng(0)
+    ids = rng.integers(5, 40, size=(3, 10))
+    chosen = rng.random((3, 10)) < 0.3
+    with torch.no_grad():
+        full = torch_mlm(torch.as_tensor(ids)).numpy()                    # (B, L, V)
+        some = torch_mlm(torch.as_tensor(ids), positions=torch.as_tensor(chosen)).numpy()
+    k_full = np.asarray(keras_mlm(ids))
+    k_some = np.asarray(keras_mlm(ids, positions=chosen))
+    np.testing.assert_allclose(some, full[chosen], atol=1e-6)
+    np.testing.assert_allclose(k_some, k_full[chosen], atol=1e-6)
+    np.testing.assert_allclose(k_full, full, atol=1e-4)
+
+
+def test_masked_lm_loss_is_the_cross_entropy_at_chosen_positions():
+    torch_mlm, keras_mlm = _mlm_pair()
+    rng = np.random.default_rng(1)
+    ids = rng.integers(5, 40, size=(4, 10))
+    inputs, labels = bert_data.mask_tokens(ids, 40, 4, [0, 1, 2, 3, 4], rng, 0.3)
+    with torch.no_grad():
+        logits = torch_mlm(torch.as_tensor(inputs)).numpy()
+        torch_loss = torch_bert.masked_lm_loss(torch_mlm, (inputs, labels)).item()
+    keras_loss = float(keras_bert.masked_lm_loss(keras_mlm, (inputs, labels)))
+    chosen = labels != bert_data.IGNORE_INDEX
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    expected = -np.take_along_axis(log_p[chosen], labels[chosen][:, None], 1).mean()
+    assert abs(torch_loss - expected) < 1e-5 and abs(keras_loss - expected) < 1e-4
+
+
+@pytest.mark.parametrize("pooling", ["cls", "mean"])
+def test_classifier_reads_the_pooled_or_the_mean_vector(pooling):
+    """BertClassifier's logits are its dense layer on the pooled [CLS] vector, or on the
+    mean of the real tokens (padding excluded); Keras and PyTorch agree; freezing the
+    encoder leaves only the head trainable."""
+    ours, twin = _tiny_pair()
+    torch_head = torch_bert.BertClassifier(ours, 3, pooling=pooling).eval()
+    keras_head = keras_bert.BertClassifier(twin, 3, pooling=pooling)
+    ids = np.array([[2, 7, 8, 9, 3, 0, 0], [2, 11, 12, 13, 14, 15, 3]])
+    real = ids != 0
+    keras_head(ids, attention_mask=real)
+    keras_head.classifier.kernel.assign(torch_head.classifier.weight.detach().numpy().T)
+    keras_head.classifier.bias.assign(torch_head.classifier.bias.detach().numpy())
+    with torch.no_grad():
+        logits = torch_head(torch.as_tensor(ids), attention_mask=torch.as_tensor(real)).numpy()
+        hidden, pooled, _ = ours(torch.as_tensor(ids), attention_mask=torch.as_tensor(real))
+    vector = (pooled.numpy() if pooling == "cls" else
+              (hidden.numpy() * real[..., None]).sum(1) / real.sum(1, keepdims=True))
+    expected = vector @ torch_head.classifier.weight.detach().numpy().T + \
+        torch_head.classifier.bias.detach().numpy()
+    np.testing.assert_allclose(logits, expected, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(keras_head(ids, attention_mask=real)), logits,
+                               atol=1e-4)
+    frozen_torch = torch_bert.BertClassifier(ours, 3, freeze_bert=True)
+    assert [n for n, p in frozen_torch.named_parameters() if p.requires_grad] == [
+        "classifier.weight", "classifier.bias"]
+    frozen_keras = keras_bert.BertClassifier(twin, 3, freeze_bert=True)
+    frozen_keras(ids)
+    assert len(frozen_keras.trainable_variables) == 2
+
+
+def test_sentence_vectors_agree_across_frameworks_and_with_padding():
+    """The three sentence vectors of a row do not depend on the batch's padding, and the
+    Keras and PyTorch functions give the same arrays."""
+    ours, twin = _tiny_pair()
+    rng = np.random.default_rng(2)
+    ids = np.zeros((5, 12), dtype=np.int64)
+    for row, length in enumerate([3, 12, 7, 5, 9]):
+        ids[row, :length] = rng.integers(5, 40, size=length)
+    torch_vectors = torch_bert.sentence_vectors(ours, ids, batch_size=2)
+    keras_vectors = keras_bert.sentence_vectors(twin, ids, batch_size=2)
+    alone = torch_bert.sentence_vectors(ours, ids[:1, :3])
+    for mine, theirs, single in zip(torch_vectors, keras_vectors, alone):
+        np.testing.assert_allclose(mine, theirs, atol=1e-4)
+        np.testing.assert_allclose(mine[:1], single, atol=1e-5)
