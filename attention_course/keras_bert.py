@@ -34,8 +34,8 @@ class Bert(keras.Model):
     Returns the last hidden states (B, L, d_model), the pooled output (B, d_model) and
     every layer's attention weights (B, h, L, L).
 
-    activation="gelu" is BERT's exact GELU (transformers' BertModel); keras-hub's
-    BertBackbone uses its tanh approximation, activation="gelu_tanh"."""
+    activation="gelu" is the exact GELU of transformers' BertModel; Google's original
+    code and keras-hub's BertBackbone use its tanh approximation, activation="gelu_tanh"."""
 
     def __init__(self, vocab_size, d_model=384, num_heads=12, d_ff=1536, num_layers=6,
                  max_len=512, type_vocab_size=2, dropout=0.1, activation="gelu",

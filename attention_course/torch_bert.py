@@ -33,8 +33,8 @@ class Bert(nn.Module):
     Returns the last hidden states (B, L, d_model), the pooled output (B, d_model) and
     every layer's attention weights (B, h, L, L).
 
-    activation="gelu" is BERT's exact GELU (transformers' BertModel); keras-hub's
-    BertBackbone uses its tanh approximation, activation="gelu_tanh"."""
+    activation="gelu" is the exact GELU of transformers' BertModel; Google's original
+    code and keras-hub's BertBackbone use its tanh approximation, activation="gelu_tanh"."""
 
     def __init__(self, vocab_size, d_model=384, num_heads=12, d_ff=1536, num_layers=6,
                  max_len=512, type_vocab_size=2, dropout=0.1, activation="gelu"):
@@ -60,7 +60,7 @@ class Bert(nn.Module):
         return x, pooled, weights                                   # (B, L, d), (B, d)
 
 
-def _linear(ours, weights, name):
+def _copy(ours, weights, name):           # a Linear or a LayerNorm: weight and bias
     ours.weight.copy_(torch.from_numpy(weights[f"{name}.weight"]))
     ours.bias.copy_(torch.from_numpy(weights[f"{name}.bias"]))
 
@@ -70,21 +70,21 @@ def load_pretrained(model, weights):
     """Copy a Hugging Face BERT state ({name: NumPy array}) into ``model``, by name."""
     e = model.embeddings
     e.tokens.weight.copy_(torch.from_numpy(weights["embeddings.word_embeddings.weight"]))
-    e.segments.weight.copy_(torch.from_numpy(weights["embeddings.token_type_embeddings.weight"]))
-    e.positions.weight.copy_(torch.from_numpy(weights["embeddings.position_embeddings.weight"]))
-    _linear(e.norm, weights, "embeddings.LayerNorm")
+    for table, name in ((e.segments, "token_type"), (e.positions, "position")):
+        table.weight.copy_(torch.from_numpy(weights[f"embeddings.{name}_embeddings.weight"]))
+    _copy(e.norm, weights, "embeddings.LayerNorm")
     for i, layer in enumerate(model.encoder_layers):
         hf = f"encoder.layer.{i}"
         attention = layer.self_attention
-        _linear(attention.query, weights, f"{hf}.attention.self.query")
-        _linear(attention.key, weights, f"{hf}.attention.self.key")
-        _linear(attention.value, weights, f"{hf}.attention.self.value")
-        _linear(attention.output_projection, weights, f"{hf}.attention.output.dense")
-        _linear(layer.attention_norm, weights, f"{hf}.attention.output.LayerNorm")
-        _linear(layer.feed_forward.hidden, weights, f"{hf}.intermediate.dense")
-        _linear(layer.feed_forward.projection, weights, f"{hf}.output.dense")
-        _linear(layer.feed_forward_norm, weights, f"{hf}.output.LayerNorm")
-    _linear(model.pooler, weights, "pooler.dense")
+        _copy(attention.query, weights, f"{hf}.attention.self.query")
+        _copy(attention.key, weights, f"{hf}.attention.self.key")
+        _copy(attention.value, weights, f"{hf}.attention.self.value")
+        _copy(attention.output_projection, weights, f"{hf}.attention.output.dense")
+        _copy(layer.attention_norm, weights, f"{hf}.attention.output.LayerNorm")
+        _copy(layer.feed_forward.hidden, weights, f"{hf}.intermediate.dense")
+        _copy(layer.feed_forward.projection, weights, f"{hf}.output.dense")
+        _copy(layer.feed_forward_norm, weights, f"{hf}.output.LayerNorm")
+    _copy(model.pooler, weights, "pooler.dense")
     return model
 
 
