@@ -741,6 +741,90 @@ WRONG += [
           "calls, so none reaches stderr, where nbgrader would score the cell 0: full marks"),
 ]
 
+# Chapter 7 (verified by autograding both frameworks: every score below is what nbgrader gave).
+_A7_PT, _A7_KERAS = "07-bert-pytorch", "07-bert-keras"
+
+
+def _both7(cell, *changes):
+    """The same mutations (old, new) of one answer cell in both chapter-7 notebooks."""
+    return {_A7_PT: {cell: list(changes)}, _A7_KERAS: {cell: list(changes)}}
+
+
+WRONG += [
+    Wrong("masks_special_tokens",
+          _both7("masking", ("chosen = can_choose & (rng.random(token_ids.shape) < mask_rate)",
+                             "chosen = rng.random(token_ids.shape) < mask_rate")),
+          {"test_masking_visible": 0, "test_masking_special_hidden": 0},
+          "every position may be chosen, [CLS], [SEP] and [PAD] included: the visible test sees labelled and "
+          "masked special tokens, and so does the hidden special-token test; among the ordinary tokens the "
+          "statistics, the labels and the draws are right",
+          message="special tokens and padding are never chosen"),
+    Wrong("random_80_percent",
+          _both7("masking", ("np.where(chosen & (action < 0.8), mask_id, token_ids)",
+                             "np.where(chosen & (action < 0.8), random_ids, token_ids)"),
+                 ("(action < 0.9), random_ids, inputs)", "(action < 0.9), mask_id, inputs)")),
+          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0},
+          "the 80/10/10 rule swapped: 80% random tokens and 10% [MASK]; the visible test counts about 10% "
+          "[MASK] instead of 80%, the hidden statistics too; special tokens, labels and draws are right",
+          message="about 80% of the chosen tokens should become [MASK]"),
+    Wrong("random_from_whole_vocabulary",
+          _both7("masking", ("random_ids = rng.choice(ordinary, size=token_ids.shape)",
+                             "random_ids = rng.integers(0, vocab_size, size=token_ids.shape)")),
+          {"test_masking_special_hidden": 0},
+          "the random replacements are drawn from the whole vocabulary, special ids included: invisible in "
+          "the visible test and in the statistics, but the hidden special-token test finds [PAD]s and [CLS]s "
+          "among the replacements",
+          message="random replacements were special tokens"),
+    Wrong("segment_ids_ignored",
+          {_A7_PT: {"embeddings": [("self.segments(segment_ids)", "self.segments(torch.zeros_like(token_ids))")]},
+           _A7_KERAS: {"embeddings": [("self.segments(segment_ids)", "self.segments(ops.zeros_like(token_ids))")]}},
+          {"test_embeddings_pretrained_hidden": 0, "test_embeddings_formula_hidden": 0},
+          "every token is embedded as segment 0: shapes, the norm and segment_ids=None are right (visible), "
+          "dropout too, but MiniLM's sentence pairs and the random tables show the missing segment",
+          message="your layer differs from"),
+    Wrong("classifier_on_mean",
+          {_A7_PT: {"classifier": [("_, pooled, _ = self.bert(token_ids, segment_ids, attention_mask)",
+                                    "hidden, _, _ = self.bert(token_ids, segment_ids, attention_mask)\n"
+                                    "        pooled = hidden.mean(dim=1)                 # the average of the final vectors")]},
+           _A7_KERAS: {"classifier": [("_, pooled, _ = self.bert(token_ids, segment_ids, attention_mask)",
+                                       "hidden, _, _ = self.bert(token_ids, segment_ids, attention_mask)\n"
+                                       "        pooled = ops.mean(hidden, axis=1)           # the average of the final vectors")]}},
+          {"test_classifier_logits_hidden": 0},
+          "the head reads the average of the final vectors, not the pooled [CLS] output: the shapes, the "
+          "frozen weights, the gradients and the dropout are right; only the logits differ",
+          message="the logits should be classifier(dropout(pooled))"),
+    Wrong("freeze_ignored",
+          {_A7_PT: {"classifier": [("        self.bert.requires_grad_(not freeze_bert)\n", "")]},
+           _A7_KERAS: {"classifier": [("        self.bert.trainable = not freeze_bert\n", "")]}},
+          {"test_classifier_visible": 0, "test_classifier_gradients_hidden": 0},
+          "freeze_bert is ignored: BERT's weights stay trainable (visible) and get gradients (hidden); the "
+          "logits and the dropout are right",
+          message="with freeze_bert=True only the classifier"),
+    Wrong("right_but_warns_bert",
+          {_A7_PT: {
+              "masking": [("    return inputs, labels\n",
+                           '    warnings.warn("my note: check the 80/10/10 split")\n    return inputs, labels\n')],
+              "embeddings": [("        return self.dropout(self.norm(x))\n",
+                              '        warnings.warn("my note: check the positions")\n'
+                              "        return self.dropout(self.norm(x))\n")],
+              "classifier": [("        return self.classifier(self.dropout(pooled))\n",
+                              '        warnings.warn("my note: check the pooled output")\n'
+                              "        return self.classifier(self.dropout(pooled))\n")]},
+           _A7_KERAS: {
+              "masking": [("    return inputs, labels\n",
+                           '    warnings.warn("my note: check the 80/10/10 split")\n    return inputs, labels\n')],
+              "embeddings": [("        return self.dropout(self.norm(x))\n",
+                              '        warnings.warn("my note: check the positions")\n'
+                              "        return self.dropout(self.norm(x))\n")],
+              "classifier": [("        return self.classifier(self.dropout(pooled))\n",
+                              '        warnings.warn("my note: check the pooled output")\n'
+                              "        return self.classifier(self.dropout(pooled))\n")]}},
+          {},
+          "right answers whose three functions warn on every call (a UserWarning on stderr): every test cell "
+          "ignores warnings around the student's calls, so none reaches stderr, where nbgrader would score "
+          "the cell 0: full marks"),
+]
+
 def wrongs_for(assignment: str) -> list[Wrong]:
     """The wrong submissions of one assignment."""
     return [wrong for wrong in WRONG if assignment in wrong.mutations]

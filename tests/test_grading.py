@@ -36,6 +36,8 @@ ASSIGNMENT_MARKS = {
     "05-positional-encoding-pytorch": 16,
     "06-transformer-keras": 16,
     "06-transformer-pytorch": 16,
+    "07-bert-keras": 16,
+    "07-bert-pytorch": 16,
 }
 
 
