@@ -61,6 +61,12 @@ def train_wordpiece(lines, vocab_size):
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, show_progress=False,
                                         special_tokens=list(SPECIAL_TOKENS))
     tokenizer.train_from_iterator(lines, trainer)
+    # The trainer numbers tokens that tie in frequency in an order that changes from run to
+    # run: number the learned tokens alphabetically instead, so that every run gives the
+    # same ids (WordPiece splits words by the tokens, whatever their numbers).
+    learned = sorted(set(tokenizer.get_vocab()) - set(SPECIAL_TOKENS))
+    ids = {token: i for i, token in enumerate(list(SPECIAL_TOKENS) + learned)}
+    tokenizer.model = models.WordPiece(ids, unk_token="[UNK]")
     tokenizer.post_processor = processors.TemplateProcessing(     # [CLS] a [SEP] (b [SEP])
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
         special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
