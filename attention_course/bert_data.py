@@ -23,6 +23,17 @@ def encode_texts(tokenizer, texts, max_len):
     return token_ids, segment_ids
 
 
+def length_batches(token_ids, batch_size):
+    """The rows of token_ids (N, L) in batches of similar length, each batch cut to its
+    longest row (less padding to run through the encoder). Yields (rows, ids): the row
+    numbers in token_ids, and those rows' ids, (b, longest)."""
+    lengths = np.sum(token_ids != PAD_ID, axis=1)
+    order = np.argsort(lengths, kind="stable")
+    for start in range(0, len(order), batch_size):
+        rows = order[start:start + batch_size]
+        yield rows, token_ids[rows, :lengths[rows].max()]
+
+
 def mask_tokens(token_ids, vocab_size, mask_id, special_ids, rng, mask_rate=0.15):
     """BERT's masking for masked language modelling (Devlin et al. 2019).
 

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 from keras import layers, ops
 
-from attention_course.bert_data import IGNORE_INDEX, PAD_ID
+from attention_course.bert_data import IGNORE_INDEX, PAD_ID, length_batches
 from attention_course.keras_seq2seq import embedding
 from attention_course.keras_transformer import EncoderLayer, dense
 
@@ -138,12 +138,8 @@ def sentence_vectors(bert, token_ids, batch_size=64):
     """Three sentence vectors per row of token_ids (N, L), each (N, d_model) NumPy: the
     final [CLS] vector, the pooled output, and the mean of the real tokens' final vectors.
     Rows run in order of length, each batch cut to its longest row."""
-    lengths = np.sum(token_ids != PAD_ID, axis=1)
-    order = np.argsort(lengths, kind="stable")
     cls, pooled, mean = (np.zeros((len(token_ids), bert.d_model), "float32") for _ in "abc")
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        ids = token_ids[rows, :lengths[rows].max()]
+    for rows, ids in length_batches(token_ids, batch_size):
         real = ids != PAD_ID                                            # (b, L)
         hidden, pooled_out, _ = bert(ids, attention_mask=real, training=False)
         hidden = ops.convert_to_numpy(hidden)                           # (b, L, d_model)
@@ -187,12 +183,8 @@ def classification_loss(model, batch):
 
 def predict_classes(model, token_ids, batch_size=64):
     """The most likely class of every row of token_ids (N, L): (N,) NumPy, in row order."""
-    lengths = np.sum(token_ids != PAD_ID, axis=1)
-    order = np.argsort(lengths, kind="stable")
     classes = np.zeros(len(token_ids), dtype=np.int64)
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        ids = token_ids[rows, :lengths[rows].max()]
+    for rows, ids in length_batches(token_ids, batch_size):
         logits = model(ids, attention_mask=ids != PAD_ID, training=False)
         classes[rows] = np.argmax(ops.convert_to_numpy(logits), axis=-1)
     return classes

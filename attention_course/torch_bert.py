@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from attention_course.bert_data import IGNORE_INDEX, PAD_ID
+from attention_course.bert_data import IGNORE_INDEX, PAD_ID, length_batches
 from attention_course.torch_transformer import EncoderLayer, dense
 
 
@@ -128,12 +128,9 @@ def sentence_vectors(bert, token_ids, batch_size=64):
     Rows run in order of length, each batch cut to its longest row."""
     bert.eval()
     device = next(bert.parameters()).device
-    lengths = np.sum(token_ids != PAD_ID, axis=1)
-    order = np.argsort(lengths, kind="stable")
     cls, pooled, mean = (np.zeros((len(token_ids), bert.d_model), "float32") for _ in "abc")
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        ids = torch.as_tensor(token_ids[rows, :lengths[rows].max()], device=device)
+    for rows, ids in length_batches(token_ids, batch_size):
+        ids = torch.as_tensor(ids, device=device)
         real = ids != PAD_ID                                            # (b, L)
         hidden, pooled_out, _ = bert(ids, attention_mask=real)
         summed = (hidden * real.unsqueeze(-1)).sum(1)                   # (b, d_model)
@@ -179,11 +176,8 @@ def predict_classes(model, token_ids, batch_size=64):
     """The most likely class of every row of token_ids (N, L): (N,) NumPy, in row order."""
     model.eval()
     device = next(model.parameters()).device
-    lengths = np.sum(token_ids != PAD_ID, axis=1)
-    order = np.argsort(lengths, kind="stable")
     classes = np.zeros(len(token_ids), dtype=np.int64)
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        ids = torch.as_tensor(token_ids[rows, :lengths[rows].max()], device=device)
+    for rows, ids in length_batches(token_ids, batch_size):
+        ids = torch.as_tensor(ids, device=device)
         classes[rows] = model(ids, attention_mask=ids != PAD_ID).argmax(-1).cpu().numpy()
     return classes
