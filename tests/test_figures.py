@@ -20,7 +20,8 @@ FIGURES = BOOK / "figures"
 SVG = "{http://www.w3.org/2000/svg}"
 # Figures the chapters are built around (issue 13): one architecture diagram each.
 EXPECTED = ["encoder_decoder.svg", "attention_step.svg", "qkv.svg", "multi_head.svg",
-            "positional_rotation.svg", "transformer.svg"]
+            "positional_rotation.svg", "transformer.svg", "causal_mask.svg",
+            "decoder_only.svg", "three_masks.svg"]
 
 
 def _script():

@@ -523,6 +523,265 @@ def transformer() -> Figure:
 FIGURES["transformer.svg"] = transformer
 
 
+# ---------------------------------------------------------------------------
+# Figures 7-9: chapter 8 (GPT-2): the causal mask, the decoder-only block, and
+# one Transformer with three masks (Dong et al., 2019)
+# ---------------------------------------------------------------------------
+
+def _hatch(fig: Figure, x, y, size, step=9, color="#c3c9d2"):
+    """Diagonal hatching inside the square at top-left (x, y): a masked cell."""
+    for c in range(step, 2 * size, step):
+        x0, y0 = x + max(0, c - size), y + min(c, size)
+        x1, y1 = x + min(c, size), y + max(0, c - size)
+        fig.add(f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{color}" '
+                f'stroke-width="1.2"/>')
+
+
+def causal_mask() -> Figure:
+    tokens = ["robot", "must", "obey", "orders"]
+    weights = [[1.00], [0.48, 0.52], [0.31, 0.28, 0.41], [0.25, 0.19, 0.26, 0.30]]
+    fig = Figure(690, 550, "The causal (look-ahead) mask on \"robot must obey orders\": "
+                 "each query attends to itself and the tokens before it (weights in each "
+                 "row sum to 1); the future keys above the diagonal are masked, their "
+                 "scores set to minus infinity before the softmax, so their weights are 0")
+    att = PALETTE["attention"][1]
+    x0, y0, cell = 250, 130, 76
+    grid = cell * len(tokens)
+    fig.text(x0 + grid / 2, 44, "keys →", size=15, weight="bold")
+    fig.text(x0 + grid / 2, 66, "the tokens a query may look at", size=12, color=MUTED)
+    fig.text(150, 78, "queries ↓", size=15, weight="bold")
+    fig.text(150, 100, "the token being processed", size=11, color=MUTED)
+    for i, token in enumerate(tokens):
+        cx, cy = x0 + (i + 0.5) * cell, y0 + (i + 0.5) * cell
+        fig.box(cx, y0 - 22, cell - 10, 30, "token", token, size=13)
+        fig.box(150, cy, 96, 34, "token", token, size=14)
+    for r in range(len(tokens)):
+        for c in range(len(tokens)):
+            x, y = x0 + c * cell, y0 + r * cell
+            if c > r:   # the future: masked
+                fig.add(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" '
+                        f'fill="#e5e7eb" stroke="#ffffff" stroke-width="1"/>')
+                _hatch(fig, x, y, cell)
+                fig.text(x + cell / 2, y + cell / 2, "−∞", size=14, color=MUTED)
+                continue
+            w = weights[r][c]
+            fig.add(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{att}" '
+                    f'fill-opacity="{0.12 + 0.88 * w:.2f}" stroke="#ffffff" stroke-width="1"/>')
+            fig.text(x + cell / 2, y + cell / 2 + 1, f"{w:.2f}", size=15,
+                     color="#ffffff" if w > 0.6 else INK)
+    fig.add(f'<rect x="{x0}" y="{y0}" width="{grid}" height="{grid}" fill="none" '
+            f'stroke="{INK}" stroke-width="1.4"/>')
+    fig.text(x0 + grid + 62, y0 - 22, "row sum", size=12, color=MUTED)
+    for r, row in enumerate(weights):
+        assert abs(sum(row) - 1) < 1e-9, row
+        fig.text(x0 + grid + 62, y0 + (r + 0.5) * cell, f"{sum(row):.2f}", size=14,
+                 color=att)
+    # legend
+    ly = y0 + grid + 42
+    fig.add(f'<rect x="{x0 - 190}" y="{ly - 11}" width="22" height="22" fill="{att}" '
+            f'fill-opacity="0.6"/>')
+    fig.text(x0 - 160, ly, "attention weight: softmax of the scores in the row", size=12,
+             anchor="start")
+    fig.add(f'<rect x="{x0 - 190}" y="{ly + 21}" width="22" height="22" fill="#e5e7eb" '
+            f'stroke="#c3c9d2"/>')
+    _hatch(fig, x0 - 190, ly + 21, 22, step=7)
+    fig.text(x0 - 160, ly + 32, "masked future key: score set to −∞ before the softmax, "
+             "so its weight is 0", size=12, anchor="start")
+    return fig
+
+
+FIGURES["causal_mask.svg"] = causal_mask
+
+
+def decoder_only() -> Figure:
+    fig = Figure(1000, 760, "Left, chapter 6's Transformer decoder layer (post-LN): masked "
+                 "self-attention, cross-attention to the encoder and feed-forward, each "
+                 "followed by add & layer norm. Right, GPT-2's block (pre-LN): layer norm, "
+                 "causal self-attention, add; layer norm, feed-forward with GELU, add. "
+                 "The cross-attention is gone (there is no encoder); N blocks sit between "
+                 "token plus learned position embeddings and a final layer norm, and the "
+                 "logits reuse the token embedding matrix (weight tying)")
+    dec = PALETTE["decoder"][1]
+    enc = PALETTE["encoder"][1]
+    gone = "#9ca3af"
+    lx, rx, w, bw = 250, 740, 250, 200        # panel centres, container and box widths
+    skip = bw / 2 + 12                       # residual lines run this far right of centre
+    fig.text(lx, 28, "Transformer decoder layer (chapter 6)", size=15, weight="bold",
+             color=dec)
+    fig.text(lx, 52, "post-LN: LayerNorm(x + sublayer(x))", size=12, color=MUTED)
+    fig.text(rx, 28, "GPT-2: decoder-only block", size=15, weight="bold", color=dec)
+    fig.text(rx, 52, "pre-LN: x + sublayer(LayerNorm(x))", size=12, color=MUTED)
+
+    def norm(cx, cy, label, removed=False):
+        fig.box(cx, cy, bw, 26, None, label, size=12, fill="#f9fafb",
+                stroke=gone if removed else MUTED, width=1.2, dashed=removed)
+
+    # --- left: chapter 6's decoder layer, post-LN ---------------------------
+    fig.box(lx, 390, w, 360, None, "", fill="#fff7ed", stroke=dec, dashed=True)
+    fig.text(lx - w / 2 - 14, 290, "N ×", size=15, anchor="end", weight="bold")
+    layers = [(515, "attention", "masked self-attention"), (405, None, "cross-attention"),
+              (295, "decoder", "feed-forward")]
+    fig.line([(lx, 577), (lx, 537)])
+    for k, (cy, role, label) in enumerate(layers):
+        removed = role is None
+        if removed:
+            fig.box(lx, cy, bw, 40, None, "", fill="#f9fafb", stroke=gone, dashed=True)
+            fig.text(lx, cy + 1, label, size=14, color=MUTED)
+            fig.line([(lx - 70, cy + 1), (lx + 70, cy + 1)], MUTED, arrow=False, width=1.8)
+        else:
+            fig.box(lx, cy, bw, 40, role, label, size=14)
+        norm(lx, cy - 38, "add & layer norm", removed)
+        fig.line([(lx, cy + 33), (lx + skip, cy + 33), (lx + skip, cy - 38),
+                  (lx + bw / 2 + 1, cy - 38)], gone if removed else INK, width=1.3,
+                 dashed=removed)
+        fig.line([(lx, cy - 20), (lx, cy - 24)], arrow=False)
+        if k + 1 < len(layers):
+            fig.line([(lx, cy - 51), (lx, layers[k + 1][0] + 22)])
+    fig.line([(lx, 295 - 51), (lx, 167)])
+    # keys and values from the encoder: gone in GPT-2
+    fig.line([(14, 405), (lx - bw / 2 - 2, 405)], enc, dashed=True)
+    fig.text(18, 370, "keys, values", size=12, color=enc, anchor="start")
+    fig.text(18, 388, "from the encoder", size=12, color=enc, anchor="start")
+    fig.text(lx + w / 2 + 16, 396, "removed in GPT-2:", size=12, color=MUTED,
+             anchor="start", weight="bold")
+    fig.text(lx + w / 2 + 16, 414, "there is no encoder", size=12, color=MUTED,
+             anchor="start")
+    fig.box(lx, 150, 230, 32, None, "linear (tied) + softmax", size=13, fill="#ffffff",
+            stroke=INK)
+    fig.box(lx, 600, 250, 40, None, "embedding × √$d_{model}$ + PE", size=13,
+            fill="#ffffff", stroke=INK)
+    fig.text(lx, 632, "sinusoidal positions (chapter 5)", size=11, color=MUTED)
+    fig.box(lx, 680, 210, 34, "token", "<bos> $y_1$ … $y_{t-1}$", size=13)
+    fig.line([(lx, 663), (lx, 622)])
+
+    # --- right: GPT-2's block, pre-LN ----------------------------------------
+    fig.box(rx, 397, w, 350, None, "", fill="#fff7ed", stroke=dec, dashed=True)
+    fig.text(rx + w / 2 + 14, 396, "× N", size=15, anchor="start", weight="bold")
+    fig.text(rx + w / 2 + 14, 418, "blocks", size=13, anchor="start")
+    sub = [(535, "attention", "causal self-attention"), (370, "decoder", "feed-forward (GELU)")]
+    fig.line([(rx, 578), (rx, 550)])
+    for k, (ny, role, label) in enumerate(sub):
+        norm(rx, ny, "layer norm")
+        fig.line([(rx, ny - 13), (rx, ny - 38)])
+        fig.box(rx, ny - 60, bw, 40, role, label, size=14)
+        plus = ny - 115
+        fig.line([(rx, ny - 80), (rx, plus + 14)])
+        fig.add(f'<circle cx="{rx}" cy="{plus}" r="12" fill="#ffffff" stroke="{INK}" '
+                f'stroke-width="1.6"/>')
+        fig.text(rx, plus + 1, "+", size=15)
+        fig.line([(rx, ny + 24), (rx + skip, ny + 24), (rx + skip, plus), (rx + 14, plus)],
+                 INK, width=1.3)
+        if k == 0:
+            fig.line([(rx, plus - 12), (rx, sub[1][0] + 15)])
+    fig.line([(rx, 255 - 12), (rx, 210)])
+    norm(rx, 195, "final layer norm")
+    fig.line([(rx, 182), (rx, 168)])
+    fig.box(rx, 150, bw, 32, None, "linear: × $E^⊤$ (tied)", size=13, fill="#ffffff",
+            stroke=INK)
+    fig.line([(rx, 134), (rx, 108)])
+    fig.text(rx, 94, "logits (L, V) → softmax", size=13)
+    # the stack's input: token and learned position embeddings
+    fig.add(f'<circle cx="{rx}" cy="{590}" r="12" fill="#ffffff" stroke="{INK}" '
+            f'stroke-width="1.6"/>')
+    fig.text(rx, 591, "+", size=15)
+    tx, px = 640, 860
+    fig.box(tx, 640, 164, 36, None, "token embedding $E$", size=13, fill="#ffffff",
+            stroke=INK)
+    fig.box(px, 640, 236, 36, None, "learned position embedding", size=13, fill="#ffffff",
+            stroke=INK)
+    fig.line([(tx, 622), (tx, 590), (rx - 14, 590)])
+    fig.line([(px, 622), (px, 590), (rx + 14, 590)])
+    fig.box(tx, 710, 150, 34, "token", "token ids", size=13)
+    fig.box(px, 710, 170, 34, "token", "positions 0 … L−1", size=13)
+    fig.line([(tx, 693), (tx, 660)])
+    fig.line([(px, 693), (px, 660)])
+    # weight tying: the output layer is the token embedding matrix, transposed
+    fig.line([(tx - 83, 640), (548, 640), (548, 150), (rx - bw / 2 - 2, 150)], MUTED,
+             dashed=True, width=1.4)
+    fig.text(540, 200, "weight tying:", size=12, color=MUTED, anchor="end", weight="bold")
+    fig.text(540, 218, "the same matrix $E$", size=12, color=MUTED, anchor="end")
+    return fig
+
+
+FIGURES["decoder_only.svg"] = decoder_only
+
+
+def three_masks() -> Figure:
+    n, split, cell = 6, 3, 30
+    fig = Figure(1000, 480, "One Transformer, three masks (Dong et al., 2019): which keys "
+                 "each query may attend to in a 6-token sequence. (a) Encoder, as BERT: "
+                 "bidirectional, every query sees every key. (b) Decoder, as GPT: causal, "
+                 "query i sees keys 1 to i. (c) Prefix LM, as UniLM's sequence-to-sequence "
+                 "mask: the 3 source tokens see the whole source, the 3 target tokens see "
+                 "the source and the earlier targets")
+    att = PALETTE["attention"][1]
+    enc, dec = PALETTE["encoder"][1], PALETTE["decoder"][1]
+    fig.text(500, 30, "one Transformer, three masks", size=16, weight="bold")
+    panels = [
+        ("(a) bidirectional", "encoder: BERT", lambda q, k: True,
+         ["every query sees every key", "(no mask)"]),
+        ("(b) causal", "decoder: GPT, GPT-2", lambda q, k: k <= q,
+         ["query $i$ sees keys 1 … $i$", "(the look-ahead mask)"]),
+        ("(c) prefix LM", "seq-to-seq: UniLM", lambda q, k: k < split or k <= q,
+         ["source: sees the whole source", "target: source + earlier targets"]),
+    ]
+    y0 = 140
+    for p, (title, family, allowed, notes) in enumerate(panels):
+        x0 = 95 + 310 * p
+        cx = x0 + n * cell / 2
+        fig.text(cx, 62, title, size=15, weight="bold")
+        fig.text(cx, 84, family, size=13, color=MUTED)
+        fig.text(cx, 108, "keys →", size=12)
+        fig.text(x0 - 12, 126, "queries ↓", size=12, anchor="end")
+        for k in range(n):
+            fig.text(x0 + (k + 0.5) * cell, 126, str(k + 1), size=11, color=MUTED)
+            fig.text(x0 - 12, y0 + (k + 0.5) * cell, str(k + 1), size=11, color=MUTED)
+        for q in range(n):
+            for k in range(n):
+                fill = (f'fill="{att}" fill-opacity="0.7"' if allowed(q, k)
+                        else 'fill="#ffffff"')
+                fig.add(f'<rect x="{x0 + k * cell}" y="{y0 + q * cell}" width="{cell}" '
+                        f'height="{cell}" {fill} stroke="#d1d5db" stroke-width="1"/>')
+        fig.add(f'<rect x="{x0}" y="{y0}" width="{n * cell}" height="{n * cell}" '
+                f'fill="none" stroke="{INK}" stroke-width="1.4"/>')
+        for i, note in enumerate(notes):
+            fig.text(cx, y0 + n * cell + 62 + 20 * i, note, size=12, color=MUTED)
+    # (c): the prefix / target split
+    x0 = 95 + 620
+    edge, end = x0 + split * cell, y0 + n * cell
+    fig.add(f'<line x1="{edge}" y1="{y0 - 6}" x2="{edge}" y2="{end + 6}" stroke="{INK}" '
+            f'stroke-width="2" stroke-dasharray="5 3"/>')
+    fig.add(f'<line x1="{x0 - 6}" y1="{y0 + split * cell}" x2="{x0 + n * cell + 6}" '
+            f'y2="{y0 + split * cell}" stroke="{INK}" stroke-width="2" '
+            f'stroke-dasharray="5 3"/>')
+    for a, b, color, label in ((0, split, enc, "source"), (split, n, dec, "target")):
+        # under the columns (keys) ...
+        xa, xb = x0 + a * cell + 3, x0 + b * cell - 3
+        fig.line([(xa, end + 8), (xa, end + 14), (xb, end + 14), (xb, end + 8)], color,
+                 arrow=False, width=2)
+        fig.text((xa + xb) / 2, end + 30, label, size=12, color=color, weight="bold")
+        # ... and beside the rows (queries)
+        ya, yb = y0 + a * cell + 3, y0 + b * cell - 3
+        right = x0 + n * cell
+        fig.line([(right + 8, ya), (right + 14, ya), (right + 14, yb), (right + 8, yb)],
+                 color, arrow=False, width=2)
+        fig.text(right + 20, (ya + yb) / 2, label, size=12, color=color, weight="bold",
+                 anchor="start")
+    fig.text(x0 + split * cell / 2, end + 46, "(the prefix)", size=11, color=enc)
+    # legend
+    ly = 448
+    fig.add(f'<rect x="280" y="{ly - 10}" width="20" height="20" fill="{att}" '
+            f'fill-opacity="0.7" stroke="#d1d5db"/>')
+    fig.text(308, ly, "True: may attend", size=12, anchor="start")
+    fig.add(f'<rect x="500" y="{ly - 10}" width="20" height="20" fill="#ffffff" '
+            f'stroke="#9ca3af"/>')
+    fig.text(528, ly, "False: blocked (score −∞)", size=12, anchor="start")
+    return fig
+
+
+FIGURES["three_masks.svg"] = three_masks
+
+
 def main() -> None:
     for name, draw in FIGURES.items():
         (HERE / name).write_text(draw().svg(), encoding="utf-8")
