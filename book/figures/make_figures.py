@@ -676,7 +676,7 @@ def decoder_only() -> Figure:
     fig.line([(rx, 255 - 12), (rx, 210)])
     norm(rx, 195, "final layer norm")
     fig.line([(rx, 182), (rx, 168)])
-    fig.box(rx, 150, bw, 32, None, "linear: × $E^⊤$ (tied)", size=13, fill="#ffffff",
+    fig.box(rx, 150, bw, 32, None, "linear: × $W_E^⊤$ (tied)", size=13, fill="#ffffff",
             stroke=INK)
     fig.line([(rx, 134), (rx, 108)])
     fig.text(rx, 94, "logits (L, V) → softmax", size=13)
@@ -685,7 +685,7 @@ def decoder_only() -> Figure:
             f'stroke-width="1.6"/>')
     fig.text(rx, 591, "+", size=15)
     tx, px = 640, 860
-    fig.box(tx, 640, 164, 36, None, "token embedding $E$", size=13, fill="#ffffff",
+    fig.box(tx, 640, 180, 36, None, "token embedding $W_E$", size=13, fill="#ffffff",
             stroke=INK)
     fig.box(px, 640, 236, 36, None, "learned position embedding", size=13, fill="#ffffff",
             stroke=INK)
@@ -699,7 +699,7 @@ def decoder_only() -> Figure:
     fig.line([(tx - 83, 640), (548, 640), (548, 150), (rx - bw / 2 - 2, 150)], MUTED,
              dashed=True, width=1.4)
     fig.text(540, 200, "weight tying:", size=12, color=MUTED, anchor="end", weight="bold")
-    fig.text(540, 218, "the same matrix $E$", size=12, color=MUTED, anchor="end")
+    fig.text(540, 218, "the same matrix $W_E$", size=12, color=MUTED, anchor="end")
     return fig
 
 
