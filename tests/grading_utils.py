@@ -825,6 +825,75 @@ WRONG += [
           "the cell 0: full marks"),
 ]
 
+# Chapter 8 (verified by autograding both frameworks: every score below is what nbgrader gave).
+_A8_PT, _A8_KERAS = "08-gpt2-pytorch", "08-gpt2-keras"
+
+
+def _both8(cell, pytorch, keras):
+    """One answer cell of both chapter-8 notebooks, each with its own mutations (old, new)."""
+    return {_A8_PT: {cell: list(pytorch)}, _A8_KERAS: {cell: list(keras)}}
+
+
+WRONG += [
+    Wrong("cache_offset_forgotten",
+          _both8("attention", [(".tril(diagonal=past)", ".tril(diagonal=0)")], [("k=past)", "k=0)")]),
+          {"test_attention_cache_hidden": 0},
+          "the mask is the causal mask of the new positions alone, (L, P + L) lower-triangular from key 0, not "
+          "shifted by the P cached positions: without a cache it is right (visible, the library layers, GPT-2, "
+          "causality), but after a cache a new position sees only the first keys, so the cached calls differ from "
+          "the full one",
+          message="may attend to the cached positions and to the new ones up to itself"),
+    Wrong("mask_off_by_one",
+          _both8("attention", [(".tril(diagonal=past)", ".tril(diagonal=past + 1)")], [("k=past)", "k=past + 1)")]),
+          {"test_attention_visible": 0, "test_attention_reference_hidden": 0, "test_attention_causal_hidden": 0,
+           "test_attention_cache_hidden": 0},
+          "every position also sees the next one: weights on a later position (visible), unlike the library's "
+          "causal layer and GPT-2, a later input changes an earlier output, and the full call differs from the "
+          "cached steps (whose one new position has no next one to see); parts 2 to 4 are right",
+          message="position i should give no weight to a later position j > i"),
+    Wrong("top_p_one_too_few",
+          _both8("filters", [("drop_sorted = mass_before >= p", "drop_sorted = probs.cumsum(dim=-1) > p")],
+                 [("drop_sorted = mass_before >= p", "drop_sorted = ops.cumsum(probs, axis=-1) > p")]),
+          {"test_filters_visible": 0, "test_top_p_hidden": 0},
+          "top-p drops the token whose probability takes the cumulative sum past p, so the set kept stays below p "
+          "(and is empty when the most probable token alone holds more than p): the hand-worked cases and the "
+          "hidden sets show it; top-k is right, and parts 3 and 4 use reference filters",
+          message="top_p_filter(logits, 0.4) should keep the tokens [1]"),
+    Wrong("temperature_after_filters",
+          {_A8_PT: {"sampling": [("    logits = logits / temperature                      # the temperature first\n", ""),
+                                 ("    probs = torch.softmax(", "    logits = logits / temperature\n    probs = torch.softmax(")]},
+           _A8_KERAS: {"sampling": [("    logits = logits / temperature                      # the temperature first\n", ""),
+                                    ("    probs = ops.convert_to_numpy(", "    logits = logits / temperature\n"
+                                                                        "    probs = ops.convert_to_numpy(")]}},
+          {"test_sampling_hidden": 0},
+          "the filters see the logits before the temperature: the same for top-k (dividing by T keeps the order) "
+          "and without filters, so the visible test passes, but top-p at temperature 0.5 keeps three tokens "
+          "instead of two and the draws land on the third",
+          message="divide the logits by the temperature first"),
+    Wrong("cache_not_used",
+          _both8("generate", [("logits, cache = model(torch.as_tensor(new[:, None], device=device), cache)",
+                               "logits, cache = model(torch.as_tensor(tokens, device=device))")],
+                 [("logits, cache = model(new[:, None], cache)", "logits, cache = model(tokens)")]),
+          {"test_generate_calls_hidden": 0},
+          "with use_cache=True the whole sequence runs through the model again at every step: the same tokens "
+          "(visible, hidden tokens), only the recorded calls show that the cache is never used",
+          message="with use_cache=True the model should get the prompts once"),
+    Wrong("right_but_warns_gpt2",
+          {assignment: {
+              "attention": [("        return self.output_projection(merge_heads(attended)), weights, (k, v)\n",
+                             '        warnings.warn("my note: check the mask")\n'
+                             "        return self.output_projection(merge_heads(attended)), weights, (k, v)\n")],
+              "filters": [("    mass_before = ", '    warnings.warn("my note: check ties")\n    mass_before = ')],
+              "sampling": [("    cumulative = probs.cumsum(axis=-1)\n",
+                            '    warnings.warn("my note: check the seed")\n    cumulative = probs.cumsum(axis=-1)\n')],
+              "generate": [("    return tokens\n", '    warnings.warn("my note: check max_len")\n    return tokens\n')]}
+           for assignment in (_A8_PT, _A8_KERAS)},
+          {},
+          "right answers whose four cells warn on every call (a UserWarning on stderr): every test cell ignores "
+          "warnings around the student's calls, so none reaches stderr, where nbgrader would score the cell 0: "
+          "full marks"),
+]
+
 def wrongs_for(assignment: str) -> list[Wrong]:
     """The wrong submissions of one assignment."""
     return [wrong for wrong in WRONG if assignment in wrong.mutations]

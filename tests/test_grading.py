@@ -38,6 +38,8 @@ ASSIGNMENT_MARKS = {
     "06-transformer-pytorch": 16,
     "07-bert-keras": 16,
     "07-bert-pytorch": 16,
+    "08-gpt2-keras": 16,
+    "08-gpt2-pytorch": 16,
 }
 
 
