@@ -11,8 +11,8 @@ from attention_course import shakespeare
 
 
 def shakespeare_text():
-    # The 38 plays' spoken lines as one text: lines end with a newline, plays are
-    # separated by an empty line.
+    """The 38 plays' spoken lines as one text: lines end with a newline, plays are
+    separated by an empty line."""
     return "\n\n".join("\n".join(lines) for lines in shakespeare.all_lines().values())
 
 
@@ -24,8 +24,8 @@ END_OF_TEXT = 50256
 
 
 def gpt2_ranks():
-    # GPT-2's vocabulary {token bytes: id}: the 50,256 merged tokens (and bytes) in the
-    # order they were learned, from openai-whisper's gpt2.tiktoken; 50256 is <|endoftext|>.
+    """GPT-2's vocabulary {token bytes: id}: the 50,256 merged tokens (and bytes) in the
+    order they were learned, from openai-whisper's gpt2.tiktoken; 50256 is <|endoftext|>."""
     spec = importlib.util.find_spec("whisper")            # found, not imported
     path = Path(spec.submodule_search_locations[0]) / "assets" / "gpt2.tiktoken"
     ranks = {}
@@ -36,8 +36,8 @@ def gpt2_ranks():
 
 
 def bpe(piece, ranks):
-    # The ids of one pre-token (bytes): merge the adjacent pair of lowest rank while
-    # the table has one.
+    """The ids of one pre-token (bytes): merge the adjacent pair of lowest rank while
+    the table has one."""
     parts = [bytes([byte]) for byte in piece]
     while len(parts) > 1:
         pairs = [(ranks.get(parts[i] + parts[i + 1], np.inf), i)
@@ -50,13 +50,14 @@ def bpe(piece, ranks):
 
 
 def gpt2_encode(text, ranks):
+    """GPT-2's token ids of a text: its pre-tokens, each merged by bpe."""
     return [token for piece in GPT2_PATTERN.findall(text)
             for token in bpe(piece.encode("utf-8"), ranks)]
 
 
 def printable_bytes():
-    # GPT-2's byte -> character table: printable bytes stand for themselves, the others
-    # (space, newline, control bytes) are moved to unused characters (space -> 'Ġ').
+    """GPT-2's byte -> character table: printable bytes stand for themselves, the others
+    (space, newline, control bytes) are moved to unused characters (space -> 'Ġ')."""
     shown = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
              *range(ord("®"), ord("ÿ") + 1)]
     table, extra = {b: chr(b) for b in shown}, 0
@@ -67,7 +68,7 @@ def printable_bytes():
 
 
 def gpt2_merges(ranks):
-    # The merge that made each token, in rank order: pairs of printable strings.
+    """The merge that made each token, in rank order: pairs of printable strings."""
     show = printable_bytes()
     merges = []
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
@@ -84,7 +85,7 @@ def gpt2_merges(ranks):
 
 
 class CharVocabulary:
-    # Characters <-> ids: the sorted distinct characters of a text.
+    """Characters <-> ids: the sorted distinct characters of a text."""
     def __init__(self, text):
         self.chars = sorted(set(text))
         self.ids = {char: i for i, char in enumerate(self.chars)}
@@ -100,8 +101,8 @@ class CharVocabulary:
 
 
 def random_windows(ids, batch_size, context, seed=0):
-    # Endless (inputs, targets) batches of windows at random starts, each
-    # (batch_size, context); the targets are the inputs one position later.
+    """Endless (inputs, targets) batches of windows at random starts, each
+    (batch_size, context); the targets are the inputs one position later."""
     rng = np.random.default_rng(seed)
     while True:
         starts = rng.integers(0, len(ids) - context, batch_size)
