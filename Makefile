@@ -13,7 +13,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test export timings bench clean
+.PHONY: setup book test export timings reproduce bench clean
 
 setup: $(STAMP)
 
@@ -43,6 +43,10 @@ export: $(STAMP)
 # Rewrite book/timings.md from the last `make test` run.
 timings: $(STAMP)
 	$(BIN)/python -m attention_course.timings
+
+# Check that the numbers the prose states came out of the last `make test` run too.
+reproduce: $(STAMP)
+	$(BIN)/python -m attention_course.reproduce
 
 # Milliseconds per training step of every chapter's models, before/after, both frameworks.
 bench: $(STAMP)

@@ -6,9 +6,15 @@ The run time of every nbval cell is added up per notebook and per framework
 tag (keras / pytorch / shared) and written to .timings/<notebook>.json at the
 end of the run; `python -m attention_course.timings` turns those files into
 the table in book/timings.md.
+
+The text of every cell's outputs in this execution (ignored cells included) goes to
+.timings/<notebook>.outputs.json, and the results files the chapters wrote to
+.timings/results/: `python -m attention_course.reproduce` checks with them that the
+numbers the prose states come out of this second execution too.
 """
 import json
 import os
+import shutil
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -34,6 +40,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 _seconds = defaultdict(lambda: defaultdict(float))   # notebook -> framework -> seconds
+_outputs = defaultdict(dict)                          # notebook -> cell id -> output text
 _failed = set()
 
 
@@ -41,8 +48,15 @@ _failed = set()
 def pytest_runtest_makereport(item, call):
     """Label each notebook cell's report with its framework tag (survives xdist)."""
     outcome = yield
-    tags = getattr(item, "cell", {}).get("metadata", {}).get("tags", [])
-    outcome.get_result().framework = next((t for t in ("keras", "pytorch") if t in tags), "shared")
+    report = outcome.get_result()
+    cell = getattr(item, "cell", {})
+    tags = cell.get("metadata", {}).get("tags", [])
+    report.framework = next((t for t in ("keras", "pytorch") if t in tags), "shared")
+    outputs = getattr(item, "test_outputs", None)      # nbval's record of this execution
+    if call.when == "call" and outputs is not None:
+        from attention_course.prose_numbers import output_texts
+        report.cell_outputs = [cell.get("id") or item.name,
+                               output_texts([{"cell_type": "code", "outputs": outputs}])]
 
 
 def pytest_runtest_logreport(report):
@@ -51,6 +65,9 @@ def pytest_runtest_logreport(report):
         return
     if report.when == "call":
         _seconds[notebook][getattr(report, "framework", "shared")] += report.duration
+        if getattr(report, "cell_outputs", None):
+            cell_id, text = report.cell_outputs
+            _outputs[notebook][cell_id] = text
     if report.failed:
         _failed.add(notebook)
 
@@ -67,3 +84,12 @@ def pytest_sessionfinish(session, exitstatus):
                   "seconds": {k: round(v, 1) for k, v in sorted(seconds.items())},
                   "total": round(sum(seconds.values()), 1)}
         (out / (Path(notebook).stem + ".json")).write_text(json.dumps(record, indent=1) + "\n")
+        if notebook in _outputs:
+            (out / (Path(notebook).stem + ".outputs.json")).write_text(
+                json.dumps({"notebook": notebook, "outputs": _outputs[notebook]}, indent=1,
+                           ensure_ascii=False) + "\n")
+    written = Path(os.environ["COURSE_RESULTS_OUT"])
+    if any(written.glob("*.json")):
+        (out / "results").mkdir(exist_ok=True)
+        for results in written.glob("*.json"):
+            shutil.copy(results, out / "results" / results.name)
