@@ -8,7 +8,7 @@ end of the run; `python -m attention_course.timings` turns those files into
 the table in book/timings.md.
 
 The text of every cell's outputs in this execution (ignored cells included) goes to
-.timings/<notebook>.outputs.json, and the results files the chapters wrote to
+.timings/outputs/<notebook>.json, and the results files the chapters wrote to
 .timings/results/: `python -m attention_course.reproduce` checks with them that the
 numbers the prose states come out of this second execution too.
 """
@@ -85,7 +85,8 @@ def pytest_sessionfinish(session, exitstatus):
                   "total": round(sum(seconds.values()), 1)}
         (out / (Path(notebook).stem + ".json")).write_text(json.dumps(record, indent=1) + "\n")
         if notebook in _outputs:
-            (out / (Path(notebook).stem + ".outputs.json")).write_text(
+            (out / "outputs").mkdir(exist_ok=True)
+            (out / "outputs" / (Path(notebook).stem + ".json")).write_text(
                 json.dumps({"notebook": notebook, "outputs": _outputs[notebook]}, indent=1,
                            ensure_ascii=False) + "\n")
     written = Path(os.environ["COURSE_RESULTS_OUT"])

@@ -3,7 +3,7 @@
 Every chapter is committed executed, and its prose quotes numbers from those outputs
 (tests/test_prose_numbers.py checks that each one is backed by them). `make test`
 executes every notebook again and keeps the text of each cell's outputs in
-`.timings/<notebook>.outputs.json` (see conftest.py). This command checks, for every claim
+`.timings/outputs/<notebook>.json` (see conftest.py). This command checks, for every claim
 of the prose, that the second execution backs it as well, by the same rules: rounded to
 the precision the prose writes it with.
 
@@ -36,7 +36,8 @@ RUN = ROOT / ".timings"
 TIMINGS_PAGE = BOOK / "timings.md"
 START, END = "<!-- reproduce:start -->", "<!-- reproduce:end -->"
 # A ratio or percentage next to such words is a speed measurement.
-ABOUT_SPEED = re.compile(r"(?i)\b(faster|slower|speed|speed-up|cheaper|costlier|time|times "
+# "of the time" is a frequency ("right 91% of the time"), not a duration.
+ABOUT_SPEED = re.compile(r"(?i)\b(faster|slower|speed|speed-up|cheaper|costlier|(?<!of the )time|times "
                          r"the|seconds?|ms|milliseconds?|minutes?|per (?:step|token|second))\b")
 
 
@@ -86,7 +87,7 @@ def check(notebook: Path, rerun_outputs: str, rerun_results: Path) -> Check:
 
 def run_checks(run: Path = RUN) -> list[Check]:
     checks = []
-    for recorded in sorted(run.glob("*.outputs.json")):
+    for recorded in sorted(run.glob("outputs/*.json")):
         record = json.loads(recorded.read_text(encoding="utf-8"))
         notebook = ROOT / record["notebook"]
         if not notebook.exists():
