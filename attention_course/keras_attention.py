@@ -4,7 +4,7 @@ import keras
 from keras import layers, ops
 
 from attention_course.data import BOS_ID, PAD_ID
-from attention_course.keras_seq2seq import Encoder, embedding
+from attention_course.keras_seq2seq import Encoder, _compiled, embedding
 
 
 def masked_softmax(scores, attention_mask):    # (B, S); True = real token
@@ -129,15 +129,15 @@ def greedy_decode(model, src, max_len, return_weights=False):
 
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids [, (B, max_len, S) weights].
     """
-    keys, summary = model.encoder(src)
+    encoder, step = _compiled(model.encoder), _compiled(model.decoder, "step")  # chapter 1
+    keys, summary = encoder(src)
     attention_mask = src != PAD_ID
     state = model.decoder.initial_state(summary)
     prepared = model.decoder.attention.prepare(keys)
     token = ops.full((ops.shape(src)[0],), BOS_ID, dtype="int32")
     tokens, weights = [], []
     for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(token, state, keys, attention_mask,
-                                                         prepared)
+        logits, state, step_weights = step(token, state, keys, attention_mask, prepared)
         token = ops.cast(ops.argmax(logits, axis=-1), "int32")   # (B,)
         tokens.append(token)
         weights.append(step_weights)
