@@ -12,6 +12,9 @@ import random
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+# A Keras-only installation has transformers (tokenizers) without PyTorch; its import would
+# print an advice that PyTorch was not found, which is expected there.
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 import numpy as np  # noqa: E402
 

@@ -225,3 +225,18 @@ def test_language_model_loss_matches_across_frameworks(ours, ids):
     log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     expected = -np.take_along_axis(log_probs, ids[:, 1:, None], -1).mean()
     assert abs(torch_loss - expected) < 1e-5 and abs(keras_loss - expected) < 1e-5
+
+
+def test_saved_reference_is_what_transformers_gives():
+    """Chapter 8 reads transformers' GPT-2 from attention_course/data/gpt2_reference.npz (so
+    that its Keras notebook needs no PyTorch): the file must be that model, built again."""
+    from attention_course import gpt2_reference
+
+    saved_weights, saved_ids, saved_logits = gpt2_reference.load()
+    weights, ids, logits = gpt2_reference.compute()
+    assert set(saved_weights) == set(weights) - {"lm_head.weight"}
+    np.testing.assert_array_equal(weights["lm_head.weight"], weights["transformer.wte.weight"])
+    for name, value in saved_weights.items():
+        np.testing.assert_array_equal(value, weights[name], err_msg=name)   # seeded: exact
+    np.testing.assert_array_equal(saved_ids, ids)
+    np.testing.assert_allclose(saved_logits, logits, atol=TOLERANCE)  # float sums may differ
