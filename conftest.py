@@ -2,6 +2,11 @@
 
 It sits at the repository root so that its hooks see the book/ notebooks too.
 
+nbval executes each chapter's two split notebooks (`book/NN_topic-keras.ipynb` and
+`-pytorch.ipynb`, written by `python -m attention_course.split`), not the combined chapter:
+each in a kernel that cannot import the other framework (tests/one_framework/), which proves
+that a student needs only one framework installed.
+
 The run time of every nbval cell is added up per notebook and per framework
 tag (keras / pytorch / shared) and written to .timings/<notebook>.json at the
 end of the run; `python -m attention_course.timings` turns those files into
@@ -21,7 +26,10 @@ from pathlib import Path
 
 import pytest
 
+from attention_course import split
+
 ROOT = Path(__file__).resolve().parent
+ONE_FRAMEWORK = ROOT / "tests" / "one_framework"      # its sitecustomize hides the other one
 
 # Notebooks under tests/ are grading fixtures (submissions), not notebooks for nbval.
 collect_ignore_glob = ["tests/submissions/*", "tests/submissions/**/*", "tests/fixtures/**/*"]
@@ -38,6 +46,31 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # Two workers on two cores: one thread each, in both frameworks.
     os.environ.setdefault("COURSE_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The combined chapters are the book's source; the test run executes their splits."""
+    path = Path(collection_path)
+    if path.suffix == ".ipynb" and path.parent == ROOT / "book" and not split.is_split(path):
+        named = {Path(arg.split("::")[0]).resolve() for arg in config.args}
+        return None if path.resolve() in named else True    # unless named on the command line
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before nbval starts a split notebook's kernel (at its first cell), tell the kernel's
+    start-up which framework it may import; any other notebook gets both."""
+    framework = split.framework_of(Path(str(item.path)))
+    if framework is None:
+        os.environ.pop("COURSE_ONLY_FRAMEWORK", None)
+        return
+    os.environ["COURSE_ONLY_FRAMEWORK"] = framework
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if str(ONE_FRAMEWORK) not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ONE_FRAMEWORK), *filter(None, paths)])
+
 
 _seconds = defaultdict(lambda: defaultdict(float))   # notebook -> framework -> seconds
 _outputs = defaultdict(dict)                          # notebook -> cell id -> output text

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import itertools
 import time
 from typing import Callable
@@ -61,9 +62,24 @@ def register(name, keras_model, torch_model, keras_loss, torch_loss, padded_batc
         batch_size)
 
 
+def _modules(*names: str) -> list:
+    """The course modules of one framework, or Nones where that framework is not installed
+    (a student may install one only): its models are then never built."""
+    try:
+        return [importlib.import_module(f"{__package__}.{name}") for name in names]
+    except ImportError:
+        return [None] * len(names)
+
+
+def _loss(training) -> Callable | None:
+    return training.seq2seq_loss if training is not None else None
+
+
 def _register_chapters_1_and_2() -> None:
-    from . import keras_attention, keras_seq2seq, keras_training
-    from . import torch_attention, torch_seq2seq, torch_training
+    keras_attention, keras_seq2seq, keras_training = _modules(
+        "keras_attention", "keras_seq2seq", "keras_training")
+    torch_attention, torch_seq2seq, torch_training = _modules(
+        "torch_attention", "torch_seq2seq", "torch_training")
 
     task = data.number_task()
     sizes = (len(task.src_vocab), len(task.tgt_vocab))
@@ -74,17 +90,18 @@ def _register_chapters_1_and_2() -> None:
 
     register("ch1 seq2seq", lambda: built(keras_seq2seq.Seq2Seq(*sizes)),
              lambda: torch_seq2seq.Seq2Seq(*sizes),
-             keras_training.seq2seq_loss, torch_training.seq2seq_loss)
+             _loss(keras_training), _loss(torch_training))
     for score in ("additive", "multiplicative"):
         register(f"ch2 {score}",
                  lambda score=score: built(keras_attention.AttentionSeq2Seq(*sizes, score)),
                  lambda score=score: torch_attention.AttentionSeq2Seq(*sizes, score),
-                 keras_training.seq2seq_loss, torch_training.seq2seq_loss,
+                 _loss(keras_training), _loss(torch_training),
                  batch_size=32)                # chapter 2 trains on batches of 32
 
 
 def _register_chapter_6() -> None:
-    from . import keras_training, keras_transformer, torch_training, torch_transformer
+    keras_training, keras_transformer = _modules("keras_training", "keras_transformer")
+    torch_training, torch_transformer = _modules("torch_training", "torch_transformer")
 
     task = data.number_task()
     sizes = (len(task.src_vocab), len(task.tgt_vocab))
@@ -96,7 +113,7 @@ def _register_chapter_6() -> None:
 
     register("ch6 Transformer", lambda: built(keras_transformer.Transformer(*sizes, **size)),
              lambda: torch_transformer.Transformer(*sizes, **size),
-             keras_training.seq2seq_loss, torch_training.seq2seq_loss)
+             _loss(keras_training), _loss(torch_training))
 
 
 # ---------------------------------------------------------------- the steps timed

@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+from . import split
+
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent
 MARKER = re.compile(r"^#\| export (\w+)\s*$")
@@ -43,7 +45,7 @@ def render(book: Path = ROOT / "book") -> dict[str, str]:
     """Module name -> generated file content, for every marked cell in the book."""
     modules: dict[str, list[str]] = {}
     origin: dict[str, str] = {}
-    for notebook in sorted(book.glob("*.ipynb")):
+    for notebook in split.chapters(book):                  # not their split copies
         for module, source in exported_cells(notebook):
             if module in origin and origin[module] != notebook.name:
                 raise ValueError(f"module {module} is exported from both {origin[module]} and {notebook.name}")

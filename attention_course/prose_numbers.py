@@ -46,9 +46,11 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .split import chapters
+
 BOOK = Path(__file__).resolve().parents[1] / "book"
 RESULTS = BOOK / "results"
-NOTEBOOKS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = chapters(BOOK)                       # the combined chapters, not their splits
 
 # A number as written in prose or output: 20,000 | 98.5 | 4e-07 | 3e-3 | 1_500
 NUMBER = r"\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:_\d{3})+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"

@@ -1,0 +1,111 @@
+"""The per-framework notebooks are exactly their chapter's cells, and need one framework.
+
+`python -m attention_course.split` writes `book/NN_topic-keras.ipynb` and `-pytorch.ipynb`
+from each chapter; the test run executes those, not the chapters (conftest.py). Here, without
+executing anything: they are up to date cell for cell; no kept cell imports the other
+framework; the kernel start-up that hides the other framework does hide it; and the
+one-framework requirement files are what their generator writes.
+"""
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attention_course import requirements, split
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = split.chapters()
+IMPORTS_OF = {"keras": {"keras", "tensorflow", "keras_hub"}, "pytorch": {"torch"}}
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def imported_modules(source: str) -> set[str]:
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    modules = set()
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.add(node.module.partition(".")[0])
+    return modules
+
+
+def test_every_chapter_has_two_split_notebooks_that_are_up_to_date():
+    assert len(CHAPTERS) == 8
+    assert split.stale_notebooks(write=False) == [], (
+        "a split notebook differs from its chapter: run `python -m attention_course.split`, "
+        "then execute the notebooks it wrote")
+    for chapter in CHAPTERS:
+        for framework in split.FRAMEWORKS:
+            assert split.split_path(chapter, framework).exists()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_split_notebooks_are_the_chapters_cells_in_order(chapter):
+    cells = load(chapter)["cells"]
+    for framework, other in split.FRAMEWORKS.items():
+        notebook = load(split.split_path(chapter, framework))
+        assert notebook["metadata"]["course_framework"] == framework
+        expected = [c for c in cells
+                    if not {other, split.BOTH} & set(c["metadata"].get("tags", []))]
+        assert [c["id"] for c in notebook["cells"]] == [c["id"] for c in expected]
+        for mine, theirs in zip(notebook["cells"], expected):
+            assert mine["source"] == theirs["source"] and mine["cell_type"] == theirs["cell_type"]
+        kept_tags = {t for c in notebook["cells"] for t in c["metadata"].get("tags", [])}
+        assert other not in kept_tags and split.BOTH not in kept_tags
+        # and every framework cell of the chapter is in one of the two notebooks
+        assert any(framework in c["metadata"].get("tags", []) for c in notebook["cells"])
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_no_split_notebook_imports_the_other_framework(chapter):
+    for framework, other in split.FRAMEWORKS.items():
+        for cell in load(split.split_path(chapter, framework))["cells"]:
+            if cell["cell_type"] == "code":
+                found = imported_modules("".join(cell["source"])) & IMPORTS_OF[other]
+                assert not found, f"{chapter.stem}-{framework}, cell {cell['id']} imports {found}"
+
+
+def test_split_notebooks_have_no_errors_and_were_executed():
+    for chapter in CHAPTERS:
+        for framework in split.FRAMEWORKS:
+            notebook = load(split.split_path(chapter, framework))
+            code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+            assert all(c["execution_count"] for c in code), f"{chapter.stem}-{framework}"
+            errors = [c["id"] for c in code for o in c["outputs"] if o["output_type"] == "error"]
+            assert not errors, f"{chapter.stem}-{framework}: errors in cells {errors}"
+
+
+@pytest.mark.parametrize("framework", ["keras", "pytorch"])
+def test_the_kernel_start_up_hides_the_other_framework(framework):
+    other = {"keras": "torch", "pytorch": "keras"}[framework]
+    mine = {"keras": "keras", "pytorch": "torch"}[framework]
+    probe = (f"import importlib.util, sys\n"
+             f"assert importlib.util.find_spec({other!r}) is None\n"
+             f"try:\n    import {other}\nexcept ModuleNotFoundError:\n    pass\n"
+             f"else:\n    sys.exit('imported {other}')\n"
+             f"import {mine}\nprint('ok')\n")
+    env = dict(os.environ, COURSE_ONLY_FRAMEWORK=framework,
+               PYTHONPATH=str(ROOT / "tests" / "one_framework"))
+    run = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-2000:]
+
+
+def test_one_framework_requirements_are_up_to_date():
+    for framework, other in requirements.OTHER.items():
+        text = (ROOT / f"requirements-{framework}.txt").read_text()
+        assert text == requirements.render(framework), (
+            "run `python -m attention_course.requirements`")
+        names = {requirements.canonical(line.split("==")[0])
+                 for line in text.splitlines() if line and not line.startswith("#")}
+        assert not names & requirements.FRAMEWORK_PACKAGES[other]
+        assert requirements.FRAMEWORK_PACKAGES[framework] <= names
+        assert names <= set(requirements.pins())
