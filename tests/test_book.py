@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from attention_course import split
+
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -250,6 +252,23 @@ def test_assignment_is_downloadable(html_dir, notebook):
     assert links, f"no download link to {name} on the assignments page"
     target = (html_dir / "book" / links[0]).resolve()
     assert target.read_bytes() == source.read_bytes()
+
+
+CHAPTER_STEMS = [p.stem for p in split.chapters()]
+
+
+@pytest.mark.parametrize("stem", CHAPTER_STEMS)
+def test_chapter_offers_its_one_framework_notebooks(html_dir, stem):
+    """The download menu of a chapter links its Keras-only and PyTorch-only notebooks
+    (attention_course/book_downloads.py), and the built book holds those files."""
+    text = (html_dir / "book" / f"{stem}.html").read_text(encoding="utf-8")
+    for framework in ("keras", "pytorch"):
+        name = f"{stem}-{framework}.ipynb"
+        links = re.findall(rf'<a href="(\.\./_notebooks/{re.escape(name)})"[^>]*'
+                           rf'btn-download-{framework}-notebook-button', text)
+        assert links, f"no link to {name} in the download menu of {stem}.html"
+        target = (html_dir / "book" / links[0]).resolve()
+        assert target.read_bytes() == (REPO / "book" / name).read_bytes()
 
 
 # --------------------------------------------------------------------------
@@ -500,6 +519,20 @@ def test_no_switch_without_framework_cells(driver, server, html_dir):
         assert all(state["untagged"]), page
     _open(driver, server + "book/intro.html")
     _screenshot(driver, "intro")
+
+
+@pytest.mark.browser
+def test_one_framework_notebooks_are_downloads(driver, server, html_dir):
+    """framework-switch.js makes the menu's one-framework links save the file."""
+    _fresh(driver, server)
+    _open(driver, server + "book/01_rnn_bottleneck.html")
+    links = driver.execute_script(
+        "return Array.from(document.querySelectorAll('a.btn-download-keras-notebook-button, "
+        "a.btn-download-pytorch-notebook-button')).map(a => [a.getAttribute('href'), "
+        "a.hasAttribute('download'), a.getAttribute('target')])")
+    assert [href.rsplit("/", 1)[-1] for href, _, _ in links] == [
+        "01_rnn_bottleneck-keras.ipynb", "01_rnn_bottleneck-pytorch.ipynb"]
+    assert all(download and target is None for _, download, target in links), links
 
 
 @pytest.mark.browser

@@ -179,11 +179,24 @@
     }
   });
 
-  // 3. Add the control once the page exists.
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", buildSwitch);
-  } else {
+  // 3. Add the control once the page exists. The download menu's one-framework notebooks
+  //    (attention_course/book_downloads.py) are files to save, not pages to open.
+  function markDownloads() {
+    var links = document.querySelectorAll(
+      "a.btn-download-keras-notebook-button, a.btn-download-pytorch-notebook-button");
+    for (var i = 0; i < links.length; i++) {
+      links[i].setAttribute("download", "");
+      links[i].removeAttribute("target");
+    }
+  }
+  function onReady() {
     buildSwitch();
+    markDownloads();
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", onReady);
+  } else {
+    onReady();
   }
 
   window.frameworkSwitch = {
