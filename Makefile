@@ -13,7 +13,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test export timings reproduce bench clean
+.PHONY: setup book test export split timings reproduce bench clean
 
 setup: $(STAMP)
 
@@ -39,6 +39,10 @@ clean:
 # Regenerate the package modules from the chapters' `#| export` cells.
 export: $(STAMP)
 	$(BIN)/python -m attention_course.export
+
+# Rewrite each chapter's Keras-only and PyTorch-only notebooks (book/NN_topic-keras.ipynb, ...).
+split: $(STAMP)
+	$(BIN)/python -m attention_course.split
 
 # Rewrite book/timings.md from the last `make test` run.
 timings: $(STAMP)
