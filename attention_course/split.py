@@ -104,8 +104,8 @@ def stale_notebooks(write: bool) -> list[Path]:
             if existing is None or not same_cells(existing, wanted):
                 stale.append(target)
                 if write:
-                    target.write_text(json.dumps(wanted, indent=1, ensure_ascii=False) + "\n",
-                                      encoding="utf-8")
+                    text = json.dumps(wanted, indent=1, sort_keys=True, ensure_ascii=False)
+                    target.write_text(text + "\n", encoding="utf-8")     # nbformat's layout
     return stale
 
 
