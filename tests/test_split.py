@@ -109,3 +109,31 @@ def test_one_framework_requirements_are_up_to_date():
         assert not names & requirements.FRAMEWORK_PACKAGES[other]
         assert requirements.FRAMEWORK_PACKAGES[framework] <= names
         assert names <= set(requirements.pins())
+
+
+def test_the_test_run_hides_the_other_framework_in_split_notebooks_only(tmp_path):
+    """conftest.py, loaded as a plugin into a pytest run on notebooks named like split ones
+    (and one that is not): each kernel sees only what its name allows."""
+    import nbformat
+
+    def probe(name, hidden, seen):
+        lines = ["import importlib.util"]
+        lines += [f"assert importlib.util.find_spec({m!r}) is None, {m!r}" for m in hidden]
+        lines += [f"assert importlib.util.find_spec({m!r}) is not None, {m!r}" for m in seen]
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("\n".join(lines))])
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                           "language": "python"}
+        nbformat.write(notebook, tmp_path / name)
+
+    probe("probe-keras.ipynb", hidden=["torch"], seen=["keras", "tensorflow"])
+    probe("probe-pytorch.ipynb", hidden=["keras", "tensorflow", "keras_hub"], seen=["torch"])
+    probe("probe.ipynb", hidden=[], seen=["torch", "keras"])      # not a split notebook
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("COURSE_ONLY_FRAMEWORK", None)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-q",
+         "--nbval", "--nbval-current-env", "--rootdir", str(tmp_path),
+         "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "3 passed" in run.stdout, run.stdout[-3000:]
