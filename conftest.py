@@ -2,7 +2,7 @@
 
 It sits at the repository root so that its hooks see the book/ notebooks too.
 
-nbval executes each chapter's two split notebooks (`book/NN_topic-keras.ipynb` and
+nbval executes each chapter's two split notebooks (`notebooks/NN_topic-keras.ipynb` and
 `-pytorch.ipynb`, written by `python -m attention_course.split`), not the combined chapter:
 each in a kernel that cannot import the other framework (tests/one_framework/), which proves
 that a student needs only one framework installed.

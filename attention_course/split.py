@@ -3,10 +3,11 @@
 A chapter, ``book/NN_topic.ipynb``, is the book's source: shared cells (no framework tag),
 pairs of cells tagged ``keras`` and ``pytorch``, and a few cells tagged ``both-frameworks``
 that check one framework against the other (they need both installed). A student who
-follows one framework runs ``book/NN_topic-keras.ipynb`` or ``book/NN_topic-pytorch.ipynb``:
+follows one framework runs ``notebooks/NN_topic-keras.ipynb`` or ``-pytorch.ipynb``:
 the shared cells and that framework's cells, in the chapter's order, with the same ids,
-sources and metadata, and nothing that imports the other framework. They sit next to the
-chapter so that its relative paths (figures) hold.
+sources and metadata, and nothing that imports the other framework. They live outside
+``book/``, which holds the book's sources only (no code cell reads a path relative to its
+notebook, and the figures are MyST directives that only the built book renders).
 
 Their outputs come from executing the split notebook itself (a shared cell prints what
 *this* framework computed), so this command copies the cells and keeps the outputs of an
@@ -31,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
+OUT = ROOT / "notebooks"                                     # the split notebooks
 FRAMEWORKS = {"keras": "pytorch", "pytorch": "keras"}        # framework -> the other one
 BOTH = "both-frameworks"                                      # a cell that needs both
 
@@ -45,7 +47,8 @@ def chapters(book: Path = BOOK) -> list[Path]:
 
 
 def split_path(chapter: Path, framework: str) -> Path:
-    return chapter.with_name(f"{chapter.stem}-{framework}.ipynb")
+    """book/01_x.ipynb -> notebooks/01_x-keras.ipynb"""
+    return OUT / f"{chapter.stem}-{framework}.ipynb"
 
 
 def framework_of(path: Path) -> str | None:
@@ -104,6 +107,7 @@ def stale_notebooks(write: bool) -> list[Path]:
             if existing is None or not same_cells(existing, wanted):
                 stale.append(target)
                 if write:
+                    target.parent.mkdir(exist_ok=True)
                     text = json.dumps(wanted, indent=1, sort_keys=True, ensure_ascii=False)
                     target.write_text(text + "\n", encoding="utf-8")     # nbformat's layout
     return stale

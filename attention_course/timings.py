@@ -2,7 +2,7 @@
 
 The test run (`make test`) records how long each notebook's cells took, per
 framework, in .timings/*.json: the two split notebooks of each chapter
-(`book/NN_topic-keras.ipynb`, `-pytorch.ipynb`; see attention_course/split.py), whose
+(`notebooks/NN_topic-keras.ipynb`, `-pytorch.ipynb`; see attention_course/split.py), whose
 times add up to the chapter's. Then:
 
     python -m attention_course.timings     # or: make timings
@@ -22,10 +22,10 @@ START, END = "<!-- timings:start -->", "<!-- timings:end -->"
 
 
 def chapter_of(notebook: str) -> str:
-    """book/01_x-keras.ipynb -> book/01_x.ipynb (a chapter's own path stays as it is)."""
+    """notebooks/01_x-keras.ipynb -> book/01_x.ipynb (a chapter's own path stays as it is)."""
     path = Path(notebook)
     stem, _, framework = path.stem.rpartition("-")
-    return str(path.with_name(f"{stem}.ipynb")) if framework in ("keras", "pytorch") else notebook
+    return f"book/{stem}.ipynb" if framework in ("keras", "pytorch") else notebook
 
 
 def by_chapter(records: list[dict]) -> dict[str, dict[str, dict]]:

@@ -268,7 +268,7 @@ def test_chapter_offers_its_one_framework_notebooks(html_dir, stem):
                            rf'btn-download-{framework}-notebook-button', text)
         assert links, f"no link to {name} in the download menu of {stem}.html"
         target = (html_dir / "book" / links[0]).resolve()
-        assert target.read_bytes() == (REPO / "book" / name).read_bytes()
+        assert target.read_bytes() == (REPO / "notebooks" / name).read_bytes()
 
 
 # --------------------------------------------------------------------------

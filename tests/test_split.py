@@ -1,6 +1,6 @@
 """The per-framework notebooks are exactly their chapter's cells, and need one framework.
 
-`python -m attention_course.split` writes `book/NN_topic-keras.ipynb` and `-pytorch.ipynb`
+`python -m attention_course.split` writes `notebooks/NN_topic-keras.ipynb` and `-pytorch.ipynb`
 from each chapter; the test run executes those, not the chapters (conftest.py). Here, without
 executing anything: they are up to date cell for cell; no kept cell imports the other
 framework; the kernel start-up that hides the other framework does hide it; and the

@@ -1,8 +1,8 @@
 """Make the other framework impossible to import in a split notebook's kernel.
 
 conftest.py puts this folder first on PYTHONPATH, and sets $COURSE_ONLY_FRAMEWORK to
-"keras" or "pytorch", before nbval starts the kernel of a notebook `book/NN_topic-keras.ipynb`
-or `-pytorch.ipynb`. Python imports `sitecustomize` at start-up. The import finders are
+"keras" or "pytorch", before nbval starts the kernel of a notebook
+`notebooks/NN_topic-keras.ipynb` or `-pytorch.ipynb`. Python imports `sitecustomize` at start-up. The import finders are
 wrapped so that they no longer find the other framework's packages: `import torch` raises
 ModuleNotFoundError and `importlib.util.find_spec("torch")` returns None, as if the package
 were not installed (libraries such as transformers and SciPy probe that way). So the test
