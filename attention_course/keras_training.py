@@ -9,10 +9,16 @@ with the mean loss of the last 50 steps, and the loss of every step returned.
 
 The step is a custom ``tf.function`` (``tf.GradientTape`` inside), not
 ``model.fit``: fit's per-batch machinery (callbacks, logs, the data adapter)
-cost more than the step itself on these small models. One compiled function
-is kept per batch shape (bucketed batches come in a handful of shapes), so
-a model whose ``call`` loops over the target length in Python is traced once
-per shape and never retraced. The loss is a function ``loss_fn(model, batch)``
+cost more than the step itself on these small models. Compiling (tracing) a
+step takes seconds, so it is done as few times as the model allows. The
+first batch shape gets a step of its own. At the second shape, the loop
+traces one step for batches of any shape (every length ``None``) and uses it
+for every shape after that: a Transformer (chapter 6) is traced twice instead
+of once per bucket (about 7 s each on one CPU thread). A model whose ``call``
+loops over the target length in Python (chapter 2's attention decoder) cannot
+be traced without knowing that length; for it the loop keeps one step per
+batch shape (bucketed batches come in a handful of shapes), each traced once
+and never retraced. The loss is a function ``loss_fn(model, batch)``
 so that chapters 6-8 add classification, masked-LM and next-token losses
 without touching the loop.
 """
@@ -32,7 +38,7 @@ from .data import PAD_ID
 from .progress import progress_bar
 
 class _ExpectedRetracing(logging.Filter):
-    """Drops TensorFlow's "triggered tf.function retracing" warning: train compiles one
+    """Drops TensorFlow's "triggered tf.function retracing" warning: train may compile one
     step per batch shape on purpose (a handful of buckets), and the warning would
     otherwise land in the notebooks' outputs."""
 
@@ -99,6 +105,26 @@ def _make_step(model, optimizer, loss_fn, rebuild, signature):
     return step
 
 
+def _signature(tensors, any_shape=False):
+    """The TensorSpecs of a batch: its exact shapes, or every length None (any shape)."""
+    def spec(t):
+        shape = [None] * len(t.shape) if any_shape else t.shape
+        return tf.TensorSpec(shape, t.dtype)
+    return tf.nest.map_structure(spec, tensors)
+
+
+def _step_for_any_shape(model, optimizer, loss_fn, rebuild, tensors):
+    """One compiled step for batches of every shape, or None when the model needs to know
+    its lengths while it is traced (a Python loop over the target length)."""
+    signature = _signature(tensors, any_shape=True)
+    step = _make_step(model, optimizer, loss_fn, rebuild, signature)
+    try:
+        step.get_concrete_function()                   # trace now, train nothing
+    except (TypeError, ValueError):                     # e.g. range(None)
+        return None
+    return step
+
+
 def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3e-3,
           final_lr_fraction: float = 0.05, clip_norm: float | None = 1.0,
           warmup_steps: int = 0, desc: str = "train",
@@ -130,17 +156,22 @@ def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3
                                           global_clipnorm=clip_norm)
     optimizer.build(model.trainable_variables)
     compiled = {}                             # batch shapes -> compiled step
+    any_shape = None                          # the step for every shape, if the model allows
+    tried_any_shape = False                   # ... tried at the second shape, once
     losses = []                               # loss tensors; converted every REFRESH_EVERY
     with progress_bar(steps, desc=desc) as bar:
         for i in range(steps):
             batch = first if i == 0 else next(batches)
             tensors, rebuild = _flatten(batch)
             shapes = tuple(tuple(t.shape) for t in tf.nest.flatten(tensors))
-            if shapes not in compiled:
-                signature = tf.nest.map_structure(
-                    lambda t: tf.TensorSpec(t.shape, t.dtype), tensors)
-                compiled[shapes] = _make_step(model, optimizer, loss_fn, rebuild, signature)
-            losses.append(compiled[shapes](tensors))
+            if shapes not in compiled and compiled and not tried_any_shape:
+                any_shape = _step_for_any_shape(model, optimizer, loss_fn, rebuild, tensors)
+                tried_any_shape = True
+            if shapes not in compiled and any_shape is None:
+                compiled[shapes] = _make_step(model, optimizer, loss_fn, rebuild,
+                                              _signature(tensors))
+            step = compiled.get(shapes, any_shape)
+            losses.append(step(tensors))
             if (i + 1) % REFRESH_EVERY == 0 or i + 1 == steps:
                 recent = ops.convert_to_numpy(ops.stack(losses[-LOSS_WINDOW:]))
                 bar.set_postfix(loss=f"{recent.mean():.4f}", refresh=False)

@@ -301,3 +301,47 @@ def test_both_loops_call_back_after_every_step_and_keep_training_mode(task):
                          callback=seen["Keras"].append)
     assert seen == {"Keras": [1, 2, 3], "PyTorch": [1, 2, 3]}
     assert modes == [True, True, True]
+
+
+def _traces_and_losses(model, task, monkeypatch=None):
+    """Train a Keras model 12 bucketed steps; count how often its loss is traced."""
+    traced = []
+
+    def counting_loss(model, batch):
+        traced.append(tuple(batch.src.shape))       # runs when a step is traced, not per step
+        return keras_training.seq2seq_loss(model, batch)
+
+    model(task.train.src[:2], task.train.tgt_in[:2])          # built outside the count
+    batches = list(itertools.islice(data.bucketed_batches(task.train, 16, seed=2), 12))
+    shapes = {(b.src.shape, b.tgt_in.shape) for b in batches}
+    losses = keras_training.train(model, iter(batches), 12, counting_loss, lr=LR)
+    return traced, shapes, losses
+
+
+def test_keras_loop_traces_twice_for_any_number_of_shapes(task, monkeypatch):
+    """A model that can be traced without knowing its lengths (chapter 1's) gets a step for
+    the first shape and one for all the others, with the same losses as one step per shape;
+    chapter 2's attention model, whose decoder loops over the target length in Python, gets
+    one step per shape (after one failed attempt at a step for any shape)."""
+    from attention_course import keras_attention
+
+    common.set_seed(0)
+    traced, shapes, relaxed = _traces_and_losses(
+        keras_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 24), task)
+    assert len(shapes) >= 3
+    assert len(traced) == 2, traced
+
+    monkeypatch.setattr(keras_training, "_step_for_any_shape", lambda *args: None)
+    common.set_seed(0)
+    traced, _, per_shape = _traces_and_losses(
+        keras_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 24), task)
+    assert len(traced) == len(shapes)
+    np.testing.assert_allclose(relaxed, per_shape, rtol=1e-5)
+    monkeypatch.undo()
+
+    common.set_seed(0)
+    traced, shapes, losses = _traces_and_losses(
+        keras_attention.AttentionSeq2Seq(len(task.src_vocab), len(task.tgt_vocab),
+                                         embed_dim=8, hidden_dim=16), task)
+    assert len(traced) == len(shapes) + 1
+    assert np.isfinite(losses).all()
