@@ -11,6 +11,7 @@ from attention_course.data import BOS_ID, EOS_ID, PAD_ID
 from attention_course.keras_multi_head import MultiHeadAttention
 from attention_course.keras_positional import SinusoidalEncoding
 from attention_course.keras_self_attention import causal_mask
+from attention_course.keras_seq2seq import _compiled
 
 
 def dense(in_features, out_features):
@@ -199,13 +200,15 @@ def greedy_decode(model, src, max_len):
 
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids, <pad> after every row's <eos>.
     """
+    encoder = _compiled(model.encoder)          # compiled once, as in chapter 1: one graph
+    next_log_probs = _compiled(model, "next_log_probs")    # for every prefix length
     src = ops.convert_to_tensor(src)
-    memory, _ = model.encoder(src)                                 # once per source
+    memory, _ = encoder(src)                                       # once per source
     tokens = np.full((ops.shape(src)[0], 1), BOS_ID, dtype=np.int64)    # (B, t + 1)
     done = np.zeros(ops.shape(src)[0], dtype=bool)
     for _ in range(max_len):
         prefix = ops.convert_to_tensor(tokens)
-        log_probs = model.next_log_probs(prefix, memory, src)         # (B, V)
+        log_probs = next_log_probs(prefix, memory, src)               # (B, V)
         best = ops.convert_to_numpy(ops.argmax(log_probs, axis=-1))    # (B,)
         best[done] = PAD_ID                                        # after <eos>: <pad>
         tokens = np.concatenate([tokens, best[:, None]], axis=1)
@@ -223,10 +226,11 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
 
     src: (B, S) NumPy ids -> tokens (B, num_beams, max_len), scores (B, num_beams) NumPy.
     """
+    encoder, next_log_probs = _compiled(model.encoder), _compiled(model, "next_log_probs")
     src = ops.convert_to_tensor(src)
     batch, k = ops.shape(src)[0], beam_size
     src = ops.repeat(src, k, axis=0)                               # (B k, S): k copies
-    memory, _ = model.encoder(src)
+    memory, _ = encoder(src)
     tokens = np.full((batch * k, 1), BOS_ID, dtype=np.int64)       # (B k, t + 1)
     scores = np.full((batch, k), -np.inf)                          # sum of log-probs
     scores[:, 0] = 0.0                                             # one live beam to start
@@ -234,7 +238,7 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
     lengths = np.zeros((batch, k))
     for _ in range(max_len):
         prefix = ops.convert_to_tensor(tokens)
-        log_probs = model.next_log_probs(prefix, memory, src)
+        log_probs = next_log_probs(prefix, memory, src)
         log_probs = ops.convert_to_numpy(log_probs).astype(np.float64)
         log_probs = log_probs.reshape(batch, k, -1)                # (B, k, V)
         vocab_size = log_probs.shape[-1]
