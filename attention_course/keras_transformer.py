@@ -200,8 +200,8 @@ def greedy_decode(model, src, max_len):
 
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids, <pad> after every row's <eos>.
     """
-    encoder = _compiled(model.encoder)          # compiled once, as in chapter 1: one graph
-    next_log_probs = _compiled(model, "next_log_probs")    # for every prefix length
+    # Compiled as in chapter 1 (_compiled): one graph for every batch size and prefix length.
+    encoder, next_log_probs = _compiled(model.encoder), _compiled(model, "next_log_probs")
     src = ops.convert_to_tensor(src)
     memory, _ = encoder(src)                                       # once per source
     tokens = np.full((ops.shape(src)[0], 1), BOS_ID, dtype=np.int64)    # (B, t + 1)

@@ -303,7 +303,7 @@ def test_both_loops_call_back_after_every_step_and_keep_training_mode(task):
     assert modes == [True, True, True]
 
 
-def _traces_and_losses(model, task, monkeypatch=None):
+def _traces_and_losses(model, task):
     """Train a Keras model 12 bucketed steps; count how often its loss is traced."""
     traced = []
 
