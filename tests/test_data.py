@@ -294,3 +294,56 @@ def test_default_number_task():
     assert not train & set(task.splits.valid.sources)
     assert not train & set(task.splits.test.sources)
     assert data.number_task() is task                                # cached
+
+
+# ---------------------------------------------------------------- the disk cache
+SMALL = dict(n_train=300, n_valid=30, n_test=30, seed=4)
+
+
+def _same_task(a, b):
+    assert a.src_vocab.itos == b.src_vocab.itos and a.tgt_vocab.itos == b.tgt_vocab.itos
+    for name in data.SPLITS:
+        assert getattr(a.splits, name) == getattr(b.splits, name)
+        for field in data.ARRAY_FIELDS:
+            fresh, cached = getattr(getattr(a, name), field), getattr(getattr(b, name), field)
+            assert cached.dtype == fresh.dtype == np.int64
+            np.testing.assert_array_equal(cached, fresh)
+
+
+def test_number_task_is_read_back_from_disk_unchanged(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path))
+    generated = data.number_task.__wrapped__(**SMALL)        # no per-process cache
+    assert len(list(tmp_path.glob("number_task-*.npz"))) == 1
+
+    def must_not_generate(*args):
+        raise AssertionError("the task should have come from the disk cache")
+
+    monkeypatch.setattr(data, "_make_number_task", must_not_generate)
+    _same_task(generated, data.number_task.__wrapped__(**SMALL))
+
+
+def test_number_task_cache_key_and_broken_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path))
+    path = data._cache_file(*SMALL.values())
+    assert path != data._cache_file(300, 30, 30, 5)                  # another seed, another file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"half a file")                                 # e.g. a full disk
+    task = data.number_task.__wrapped__(**SMALL)                     # generated again
+    _same_task(task, data._make_number_task(*SMALL.values()))
+    _same_task(task, data._read_task(path))                          # and the file replaced
+
+
+def test_number_task_without_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_CACHE_DIR", "")
+    assert data._cache_file(*SMALL.values()) is None
+    monkeypatch.chdir(tmp_path)
+    data.number_task.__wrapped__(**SMALL)
+    assert not list(tmp_path.iterdir())
+
+
+def test_number_task_where_the_cache_cannot_be_written(tmp_path, monkeypatch):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(not_a_folder / "cache"))
+    _same_task(data.number_task.__wrapped__(**SMALL), data._make_number_task(*SMALL.values()))
+    assert list(tmp_path.iterdir()) == [not_a_folder]
