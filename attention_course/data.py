@@ -372,8 +372,8 @@ def bucketed_batches(arrays: Arrays, batch_size: int, seed: int = 0,
     ``batch_size`` rows or less than ``min_share`` of them (sources of 41-44
     tokens: 103 of 200,000) joins the bucket below it: its rows are still
     trained on, without a shape of their own that would come up twice in a
-    thousand steps (Keras compiles chapter 2's attention model for every new
-    shape, several seconds each).
+    thousand steps (a Keras step that must know its shapes is compiled for
+    every new one, several seconds each).
 
     The loss of a batch is a mean over its target tokens, so a batch of short
     rows would weigh as much as a batch of long ones; to give every target token

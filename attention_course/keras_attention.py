@@ -90,13 +90,20 @@ class AttentionDecoder(layers.Layer):
 
     def call(self, tgt_in, state, keys, attention_mask):    # teacher forcing over T steps
         prepared = self.attention.prepare(keys)
-        all_logits, all_weights = [], []
-        for t in range(tgt_in.shape[1]):
-            logits, state, weights = self.step(tgt_in[:, t], state, keys, attention_mask,
+
+        # ops.scan calls one_step once per target position, as a loop inside the compiled
+        # graph; a Python loop would be unrolled into T copies of the step (7,000 graph
+        # nodes, traced again for every target length). On TensorFlow, Keras' scan wants
+        # a step's outputs shaped as its carry: both are (s_t, logits, weights).
+        def one_step(carry, token):                    # token: (B,)
+            logits, state, weights = self.step(token, carry[0], keys, attention_mask,
                                                prepared)
-            all_logits.append(logits)
-            all_weights.append(weights)
-        return ops.stack(all_logits, axis=1), ops.stack(all_weights, axis=1)  # (B,T,V), (B,T,S)
+            return (state, logits, weights), (state, logits, weights)
+
+        start = (state, ops.zeros((ops.shape(tgt_in)[0], self.out.units)),
+                 ops.zeros(ops.shape(attention_mask)))
+        _, (_, logits, weights) = ops.scan(one_step, start, ops.transpose(tgt_in))  # (T, B, .)
+        return ops.transpose(logits, (1, 0, 2)), ops.transpose(weights, (1, 0, 2))  # (B,T,V), (B,T,S)
 
 
 def make_attention(score, hidden_dim):

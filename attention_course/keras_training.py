@@ -15,10 +15,10 @@ first batch shape gets a step of its own. At the second shape, the loop
 traces one step for batches of any shape (every length ``None``) and uses it
 for every shape after that: a Transformer (chapter 6) is traced twice instead
 of once per bucket (about 7 s each on one CPU thread). A model whose ``call``
-loops over the target length in Python (chapter 2's attention decoder) cannot
-be traced without knowing that length; for it the loop keeps one step per
-batch shape (bucketed batches come in a handful of shapes), each traced once
-and never retraced. The loss is a function ``loss_fn(model, batch)``
+loops over the target length in Python cannot be traced without knowing that
+length (chapter 2's attention decoder loops with ``ops.scan`` instead); for it
+the loop keeps one step per batch shape (bucketed batches come in a handful of
+shapes), each traced once and never retraced. The loss is a function ``loss_fn(model, batch)``
 so that chapters 6-8 add classification, masked-LM and next-token losses
 without touching the loop.
 """
