@@ -31,7 +31,7 @@ book: $(STAMP)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(JOBS) --dist loadscope
+	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(JOBS) --dist loadscope --durations=60
 
 clean:
 	rm -rf _build .timings
