@@ -297,16 +297,17 @@ def _cache_file(*arguments: int) -> Path | None:
     """Where the task made with these arguments is kept, or None when caching is off.
 
     The folder is $COURSE_CACHE_DIR (empty: no disk cache), else ~/.cache/attention-course.
-    The name hashes the arguments, this file's source and the versions of NumPy and
-    num2words, so that a change to any of them makes a new file instead of reading a
-    stale one.
+    The name holds the arguments and a hash of this file's source and the versions of
+    NumPy and num2words, so that a change to any of them makes a new file instead of
+    reading a stale one (``_write_task`` then deletes the stale one).
     """
     folder = os.environ.get("COURSE_CACHE_DIR", str(Path.home() / ".cache" / "attention-course"))
     if not folder:
         return None
-    key = hashlib.sha256(Path(__file__).read_bytes())
-    key.update(repr((arguments, np.__version__, importlib.metadata.version("num2words"))).encode())
-    return Path(folder) / f"number_task-{key.hexdigest()[:16]}.npz"
+    version = hashlib.sha256(Path(__file__).read_bytes())
+    version.update(f"{np.__version__} {importlib.metadata.version('num2words')}".encode())
+    name = "-".join(map(str, arguments))                   # e.g. 200000-20000-20000-0
+    return Path(folder) / f"number_task-{name}-{version.hexdigest()[:16]}.npz"
 
 
 def _read_task(path: Path | None) -> NumberTask | None:
@@ -354,6 +355,9 @@ def _write_task(task: NumberTask, path: Path | None) -> None:
             partial = Path(file.name)
             np.savez(file, **stored)
         os.replace(partial, path)           # atomic: two processes may write at once
+        stale_versions = path.name.rsplit("-", 1)[0] + "-*.npz"
+        for stale in set(path.parent.glob(stale_versions)) - {path}:
+            stale.unlink(missing_ok=True)   # same arguments, older code or libraries
     except OSError:
         if partial is not None:
             partial.unlink(missing_ok=True)

@@ -328,9 +328,14 @@ def test_number_task_cache_key_and_broken_files(tmp_path, monkeypatch):
     assert path != data._cache_file(300, 30, 30, 5)                  # another seed, another file
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"half a file")                                 # e.g. a full disk
+    older = path.with_name("number_task-300-30-30-4-0123456789abcdef.npz")
+    other = path.with_name("number_task-300-30-30-5-0123456789abcdef.npz")
+    older.write_bytes(b"made by an older data.py")
+    other.write_bytes(b"another seed")
     task = data.number_task.__wrapped__(**SMALL)                     # generated again
     _same_task(task, data._make_number_task(*SMALL.values()))
     _same_task(task, data._read_task(path))                          # and the file replaced
+    assert not older.exists() and other.exists()     # the stale version gone, not the other task
 
 
 def test_number_task_without_disk_cache(tmp_path, monkeypatch):
