@@ -339,9 +339,11 @@ def test_number_task_cache_key_and_broken_files(tmp_path, monkeypatch):
 
 
 def test_number_task_without_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))                        # where the default would go
+    monkeypatch.delenv("COURSE_CACHE_DIR", raising=False)
+    assert data._cache_file(*SMALL.values()).is_relative_to(tmp_path / ".cache")
     monkeypatch.setenv("COURSE_CACHE_DIR", "")
     assert data._cache_file(*SMALL.values()) is None
-    monkeypatch.chdir(tmp_path)
     data.number_task.__wrapped__(**SMALL)
     assert not list(tmp_path.iterdir())
 
