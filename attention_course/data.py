@@ -262,6 +262,10 @@ class NumberTask:
     test: Arrays
 
 
+SPLITS = ("train", "valid", "test")
+ARRAY_FIELDS = ("src", "tgt_in", "tgt_out")
+
+
 @functools.lru_cache(maxsize=4)
 def number_task(n_train: int = 200_000, n_valid: int = 20_000, n_test: int = 20_000,
                 seed: int = 0) -> NumberTask:
@@ -284,15 +288,11 @@ def _make_number_task(n_train: int, n_valid: int, n_test: int, seed: int) -> Num
     src_len = max(max(p.source_lengths()) for p in (splits.train, splits.valid, splits.test))
     tgt_len = max(len(t) for p in (splits.train, splits.valid, splits.test) for t in p.targets) + 1
     arrays = {name: to_arrays(getattr(splits, name), src_vocab, tgt_vocab, src_len, tgt_len)
-              for name in ("train", "valid", "test")}
+              for name in SPLITS}
     return NumberTask(splits, src_vocab, tgt_vocab, **arrays)
 
 
 # ---------------------------------------------------------------- the disk cache
-SPLITS = ("train", "valid", "test")
-ARRAY_FIELDS = ("src", "tgt_in", "tgt_out")
-
-
 def _cache_file(*arguments: int) -> Path | None:
     """Where the task made with these arguments is kept, or None when caching is off.
 

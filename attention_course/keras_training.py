@@ -18,9 +18,9 @@ of once per bucket (about 7 s each on one CPU thread). A model whose ``call``
 loops over the target length in Python cannot be traced without knowing that
 length (chapter 2's attention decoder loops with ``ops.scan`` instead); for it
 the loop keeps one step per batch shape (bucketed batches come in a handful of
-shapes), each traced once and never retraced. The loss is a function ``loss_fn(model, batch)``
-so that chapters 6-8 add classification, masked-LM and next-token losses
-without touching the loop.
+shapes), each traced once and never retraced. The loss is a function
+``loss_fn(model, batch)`` so that chapters 6-8 add classification, masked-LM
+and next-token losses without touching the loop.
 """
 from __future__ import annotations
 
