@@ -1,4 +1,4 @@
-"""Seeding, device and thread helpers shared by both frameworks.
+"""Seeding, device, thread and timing helpers shared by both frameworks.
 
 Import this module (or the package) *before* TensorFlow/Keras: it sets the
 environment variables that keep TensorFlow's start-up messages out of the
@@ -6,6 +6,8 @@ notebooks' outputs and selects the TensorFlow backend for Keras.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import random
 
@@ -39,6 +41,22 @@ def set_seed(seed: int = 0) -> None:
         return
     keras.utils.set_random_seed(seed)
     tf.config.experimental.enable_op_determinism()
+
+
+@contextlib.contextmanager
+def garbage_collection_paused():
+    """Collect garbage now, then keep Python's garbage collector off inside the block, as the
+    standard library's ``timeit`` does while it times. Once TensorFlow has built its graphs, a
+    full collection takes about a third of a second, and it would otherwise fall on whichever
+    timed step happened to trigger it (chapter 8's per-token times)."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def torch_device():

@@ -10,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 from keras import layers, ops
 
+from attention_course.common import garbage_collection_paused
 from attention_course.keras_multi_head import MultiHeadAttention, merge_heads, split_heads
 from attention_course.keras_self_attention import causal_mask, scaled_dot_product_attention
 from attention_course.keras_transformer import FeedForward
@@ -226,17 +227,19 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=None, top
 
 
 def token_times(model, prompt_ids, max_new_tokens, use_cache=True):
-    """Seconds spent on each new token of greedy generation: a list of floats."""
+    """Seconds spent on each new token of greedy generation: a list of floats.
+    The garbage collector is paused meanwhile (common.garbage_collection_paused)."""
     tokens, cache, seconds = np.asarray(prompt_ids), None, []
-    for _ in range(max_new_tokens):
-        start = time.perf_counter()
-        if use_cache:             # the prompt first, then only the newest token
-            logits, cache = _forward(model, tokens if cache is None else tokens[:, -1:],
-                                     cache)
-        else:
-            logits, _ = _forward(model, tokens)
-        # argmax in NumPy: each eager TensorFlow op costs about 0.3 ms, more than the work
-        next_token = ops.convert_to_numpy(logits)[:, -1].argmax(axis=-1)
-        seconds.append(time.perf_counter() - start)
-        tokens = np.concatenate([tokens, next_token[:, None]], axis=1)
+    with garbage_collection_paused():
+        for _ in range(max_new_tokens):
+            start = time.perf_counter()
+            if use_cache:         # the prompt first, then only the newest token
+                logits, cache = _forward(model, tokens if cache is None else tokens[:, -1:],
+                                         cache)
+            else:
+                logits, _ = _forward(model, tokens)
+            # argmax in NumPy: each eager TensorFlow op costs about 0.3 ms, more than the work
+            next_token = ops.convert_to_numpy(logits)[:, -1].argmax(axis=-1)
+            seconds.append(time.perf_counter() - start)
+            tokens = np.concatenate([tokens, next_token[:, None]], axis=1)
     return seconds

@@ -7,6 +7,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from attention_course.common import garbage_collection_paused
 from attention_course.torch_multi_head import MultiHeadAttention, merge_heads, split_heads
 from attention_course.torch_self_attention import causal_mask, scaled_dot_product_attention
 from attention_course.torch_transformer import FeedForward
@@ -206,14 +207,15 @@ def token_times(model, prompt_ids, max_new_tokens, use_cache=True):
     model.eval()
     device = next(model.parameters()).device
     tokens, cache, seconds = np.asarray(prompt_ids), None, []
-    for _ in range(max_new_tokens):
-        start = time.perf_counter()
-        new = tokens if cache is None else tokens[:, -1:]
-        if use_cache:             # the prompt first, then only the newest token
-            logits, cache = model(torch.as_tensor(new, device=device), cache)
-        else:
-            logits, _ = model(torch.as_tensor(tokens, device=device))
-        next_token = logits[:, -1].argmax(dim=-1).cpu().numpy()
-        seconds.append(time.perf_counter() - start)
-        tokens = np.concatenate([tokens, next_token[:, None]], axis=1)
+    with garbage_collection_paused():
+        for _ in range(max_new_tokens):
+            start = time.perf_counter()
+            new = tokens if cache is None else tokens[:, -1:]
+            if use_cache:         # the prompt first, then only the newest token
+                logits, cache = model(torch.as_tensor(new, device=device), cache)
+            else:
+                logits, _ = model(torch.as_tensor(tokens, device=device))
+            next_token = logits[:, -1].argmax(dim=-1).cpu().numpy()
+            seconds.append(time.perf_counter() - start)
+            tokens = np.concatenate([tokens, next_token[:, None]], axis=1)
     return seconds

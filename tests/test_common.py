@@ -1,8 +1,10 @@
-"""Seeding, device and thread helpers."""
+"""Seeding, device, thread and timing helpers."""
+import gc
 import os
 import random
 
-from attention_course.common import set_seed, set_threads, torch_device  # first: quiet TensorFlow
+# First, before Keras: common quiets TensorFlow.
+from attention_course.common import garbage_collection_paused, set_seed, set_threads, torch_device
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
@@ -56,3 +58,23 @@ def test_set_threads(monkeypatch):
         assert set_threads() == (os.cpu_count() or 1)
     finally:
         torch.set_num_threads(before)
+
+
+def test_garbage_collection_is_paused_inside_the_block_and_restored_after():
+    assert gc.isenabled()
+    with garbage_collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()                       # off before: stays off after
+    try:
+        with garbage_collection_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    try:                               # on again after an error inside the block
+        with garbage_collection_paused():
+            raise KeyError
+    except KeyError:
+        pass
+    assert gc.isenabled()

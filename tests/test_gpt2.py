@@ -9,6 +9,8 @@ uncached generation give the same tokens, and the sampling filters keep what the
 Tolerances: float32 through 3 layers of width 64 (observed differences about 3e-7 on
 logits of order 1).
 """
+import gc
+
 import numpy as np
 import pytest
 
@@ -123,6 +125,28 @@ def test_cache_gives_the_full_forward_logits(ours, ids, framework):
         steps.append(logits)
     assert cache[0][0].shape == (2, HEADS, ids.shape[1], D_MODEL // HEADS)
     np.testing.assert_allclose(np.concatenate(steps, axis=1), full, atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("framework", ["torch", "keras"])
+def test_token_times_runs_the_model_with_the_garbage_collector_paused(ours, ids, framework,
+                                                                      monkeypatch):
+    """Chapter 8 times tokens of a millisecond or less; a full collection takes a third of a
+    second after TensorFlow's tracing. Every model call of token_times must run with the
+    collector off, and the collector must be on again afterwards."""
+    states = []
+    if framework == "torch":
+        hook = ours[0].register_forward_pre_hook(lambda module, args: states.append(gc.isenabled()))
+        try:
+            times = torch_gpt2.token_times(ours[0], ids[:1, :5], 6)
+        finally:
+            hook.remove()
+    else:
+        forward = keras_gpt2._forward
+        monkeypatch.setattr(keras_gpt2, "_forward",
+                            lambda *args: states.append(gc.isenabled()) or forward(*args))
+        times = keras_gpt2.token_times(ours[1], ids[:1, :5], 6)
+    assert len(times) == 6 and states == [False] * 6
+    assert gc.isenabled()
 
 
 @pytest.mark.parametrize("framework", ["torch", "keras"])
