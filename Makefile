@@ -1,8 +1,16 @@
 # Two entry points for a fresh machine with Python 3.11 (see README.md):
 #   make book   set up .venv if needed, build the HTML book into _build/html
 #   make test   set up .venv if needed, run every test (notebooks, grading, build, browser)
+#   make test GPU=1   the same with an NVIDIA GPU (Linux x86_64): .venv-gpu from
+#                     requirements-gpu.txt (TensorFlow's and PyTorch's CUDA builds)
 PYTHON ?= python3.11
+ifdef GPU
+LOCK   := requirements-gpu.txt
+VENV   := .venv-gpu
+else
+LOCK   := requirements.txt
 VENV   := .venv
+endif
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
@@ -18,10 +26,10 @@ JOBS ?= 2
 setup: $(STAMP)
 
 # (Re)create the environment when it is missing or older than the pins.
-$(STAMP): requirements.txt requirements-nodeps.txt pyproject.toml
+$(STAMP): $(LOCK) requirements-nodeps.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@

@@ -23,7 +23,9 @@ import numpy as np  # noqa: E402
 
 def set_seed(seed: int = 0) -> None:
     """Seed Python, NumPy, and whichever of TensorFlow/Keras and PyTorch are installed,
-    and ask both frameworks for deterministic kernels."""
+    and ask both frameworks for deterministic kernels in full float32: on GPUs that have
+    TF32 (NVIDIA Ampere and later), matrix products and cuDNN would otherwise round their
+    inputs to 10-bit mantissas, and the course's checks hold to float32 rounding."""
     random.seed(seed)
     np.random.seed(seed)
     try:
@@ -33,6 +35,8 @@ def set_seed(seed: int = 0) -> None:
     if torch is not None:
         torch.manual_seed(seed)
         torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     try:
         import keras
@@ -41,6 +45,7 @@ def set_seed(seed: int = 0) -> None:
         return
     keras.utils.set_random_seed(seed)
     tf.config.experimental.enable_op_determinism()
+    tf.config.experimental.enable_tensor_float_32_execution(False)
 
 
 @contextlib.contextmanager

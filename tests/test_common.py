@@ -34,6 +34,16 @@ def test_set_seed_repeats_every_framework():
         assert not np.array_equal(a, c)
 
 
+def test_set_seed_asks_for_full_float32_on_gpus():
+    """TF32 (on NVIDIA Ampere and later) would round matrix products' inputs to 10-bit
+    mantissas; the checks of the course hold to float32 rounding. Settable without a GPU."""
+    import tensorflow as tf
+
+    set_seed(0)
+    assert not torch.backends.cuda.matmul.allow_tf32 and not torch.backends.cudnn.allow_tf32
+    assert not tf.config.experimental.tensor_float_32_execution_enabled()
+
+
 def test_draws_continue_after_seeding():
     set_seed(5)
     a, b = torch.rand(2), torch.rand(2)

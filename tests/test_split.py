@@ -111,6 +111,34 @@ def test_one_framework_requirements_are_up_to_date():
         assert names <= set(requirements.pins())
 
 
+def test_gpu_requirements_are_the_lock_with_the_cuda_builds():
+    text = (ROOT / "requirements-gpu.txt").read_text()
+    assert text == requirements.render("gpu"), "run `python -m attention_course.requirements`"
+    lines = {line for line in text.splitlines() if line and not line.startswith("#")}
+    lock = requirements.pins()
+    cpu_only = lock.pop("tensorflow-cpu")
+    assert set(lock.values()) <= lines, "every other pin of the lock, unchanged"
+    assert cpu_only.replace("tensorflow_cpu", "tensorflow[and-cuda]").replace(
+        "tensorflow-cpu", "tensorflow[and-cuda]") in lines, "TensorFlow's CUDA build, same version"
+    added = lines - set(lock.values()) - {f"tensorflow[and-cuda]=={cpu_only.split('==')[1]}"}
+    assert added == set(requirements.GPU_PINS)
+    assert all(line.split("==")[0].startswith(("nvidia-", "cuda-", "triton")) for line in added)
+
+
+def test_every_installed_package_is_pinned():
+    """What `make setup` installed is exactly the lock: a package that one of ours pulls in
+    without a pin (transformers' typer, say) would get whatever version is newest that day."""
+    from importlib import metadata
+
+    pinned = set(requirements.pins())
+    for line in (ROOT / "requirements-nodeps.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            pinned.add(requirements.canonical(line.split("==")[0]))
+    installed = {requirements.canonical(dist.metadata["Name"]) for dist in metadata.distributions()}
+    unpinned = installed - pinned - {"pip", "attention-course"}
+    assert not unpinned, f"installed but not pinned in requirements.txt: {sorted(unpinned)}"
+
+
 def test_the_test_run_hides_the_other_framework_in_split_notebooks_only(tmp_path):
     """conftest.py, loaded as a plugin into a pytest run on notebooks named like split ones
     (and one that is not): each kernel sees only what its name allows."""
