@@ -128,13 +128,18 @@ def test_gpu_requirements_are_the_lock_with_the_cuda_builds():
 def test_every_installed_package_is_pinned():
     """What `make setup` installed is exactly the lock: a package that one of ours pulls in
     without a pin (transformers' typer, say) would get whatever version is newest that day."""
+    import sysconfig
     from importlib import metadata
 
     pinned = set(requirements.pins())
     for line in (ROOT / "requirements-nodeps.txt").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             pinned.add(requirements.canonical(line.split("==")[0]))
-    installed = {requirements.canonical(dist.metadata["Name"]) for dist in metadata.distributions()}
+    # Only what pip installed into the environment: setuptools puts its own vendored copies
+    # (jaraco.*, more-itertools, ...) on sys.path once something imports it.
+    site_packages = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    installed = {requirements.canonical(dist.metadata["Name"])
+                 for dist in metadata.distributions(path=site_packages)}
     unpinned = installed - pinned - {"pip", "attention-course"}
     assert not unpinned, f"installed but not pinned in requirements.txt: {sorted(unpinned)}"
 
