@@ -116,11 +116,10 @@ def test_gpu_requirements_are_the_lock_with_the_cuda_builds():
     assert text == requirements.render("gpu"), "run `python -m attention_course.requirements`"
     lines = {line for line in text.splitlines() if line and not line.startswith("#")}
     lock = requirements.pins()
-    cpu_only = lock.pop("tensorflow-cpu")
+    tensorflow_gpu = "tensorflow[and-cuda]==" + lock.pop("tensorflow-cpu").split("==")[1]
+    assert tensorflow_gpu in lines, "TensorFlow's CUDA build, the version of tensorflow-cpu"
     assert set(lock.values()) <= lines, "every other pin of the lock, unchanged"
-    assert cpu_only.replace("tensorflow_cpu", "tensorflow[and-cuda]").replace(
-        "tensorflow-cpu", "tensorflow[and-cuda]") in lines, "TensorFlow's CUDA build, same version"
-    added = lines - set(lock.values()) - {f"tensorflow[and-cuda]=={cpu_only.split('==')[1]}"}
+    added = lines - set(lock.values()) - {tensorflow_gpu}
     assert added == set(requirements.GPU_PINS)
     assert all(line.split("==")[0].startswith(("nvidia-", "cuda-", "triton")) for line in added)
 
