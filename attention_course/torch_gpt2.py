@@ -203,7 +203,8 @@ def generate(model, prompt_ids, max_new_tokens, temperature=1.0, top_k=None, top
 
 @torch.no_grad()
 def token_times(model, prompt_ids, max_new_tokens, use_cache=True):
-    """Seconds spent on each new token of greedy generation: a list of floats."""
+    """Seconds spent on each new token of greedy generation: a list of floats.
+    The garbage collector is paused meanwhile (common.garbage_collection_paused)."""
     model.eval()
     device = next(model.parameters()).device
     tokens, cache, seconds = np.asarray(prompt_ids), None, []
