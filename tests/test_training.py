@@ -336,7 +336,7 @@ def test_keras_loop_traces_twice_for_any_number_of_shapes(task, monkeypatch):
     """A model that can be traced without knowing its lengths (chapters 1 and 2's) gets a
     step for the first shape and one for all the others, with the same losses as one step
     per shape; a model whose call loops over the target length in Python gets one step
-    per shape (after one failed attempt at a step for any shape)."""
+    per shape (after one failed attempt at a step for any length)."""
     from attention_course import keras_attention
 
     models = {"chapter 1": lambda: keras_seq2seq.Seq2Seq(len(task.src_vocab),
@@ -349,7 +349,7 @@ def test_keras_loop_traces_twice_for_any_number_of_shapes(task, monkeypatch):
         assert len(shapes) >= 3
         assert len(traced) == 2, (name, traced)
 
-        monkeypatch.setattr(keras_training, "_step_for_any_shape", lambda *args: None)
+        monkeypatch.setattr(keras_training, "_step_for_any_length", lambda *args: None)
         common.set_seed(0)
         traced, _, per_shape = _traces_and_losses(build(), task)
         assert len(traced) == len(shapes)
@@ -359,4 +359,26 @@ def test_keras_loop_traces_twice_for_any_number_of_shapes(task, monkeypatch):
     common.set_seed(0)
     traced, shapes, losses = _traces_and_losses(PythonLoopModel(len(task.tgt_vocab)), task)
     assert len(traced) == len(shapes) + 1
+    assert np.isfinite(losses).all()
+
+
+def test_keras_step_for_any_length_keeps_the_batch_size(task):
+    """The step for any length is traced for the batch size of the batches so far: a batch
+    with another number of rows gets an exact step of its own instead of failing."""
+    batches = list(itertools.islice(data.bucketed_batches(task.train, 16, seed=2), 12))
+    second = next(i for i, b in enumerate(batches) if b.src.shape != batches[0].src.shape)
+    last = batches[-1]
+    small = data.Arrays(last.src[:5], last.tgt_in[:5], last.tgt_out[:5])   # 5 rows, not 16
+    traced = []
+
+    def counting_loss(model, batch):
+        traced.append(tuple(batch.src.shape))         # runs when a step is traced
+        return keras_training.seq2seq_loss(model, batch)
+
+    common.set_seed(0)
+    model = keras_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab), 16, 24)
+    model(task.train.src[:2], task.train.tgt_in[:2])            # built outside the count
+    steps = batches[:second + 1] + [small]
+    losses = keras_training.train(model, iter(steps), len(steps), counting_loss, lr=LR)
+    assert traced == [batches[0].src.shape, (16, None), small.src.shape]
     assert np.isfinite(losses).all()
