@@ -15,11 +15,12 @@ first batch shape gets a step of its own. At the second shape, the loop
 traces one step for batches of any length (every dimension after the batch
 size ``None``) and uses it for every shape after that: a Transformer (chapter 6)
 is traced twice instead of once per bucket (about 7 s each on one CPU thread).
-The batch size stays fixed (length-bucketed batches all have the same number
-of rows; a batch of another size gets a step of its own): knowing it,
-TensorFlow plans the step's arrays once, and chapter 2's decoder, which loops
-with ``ops.scan``, takes about 16% less time per step than with the batch size
-unknown too, with the same losses bit for bit. A model whose ``call`` loops
+The batch size stays fixed: length-bucketed batches all have the same number
+of rows, and with it known the traced step ran faster in our measurements
+(chapter 2's decoder, which loops with ``ops.scan``: 16% less time per step than
+with the batch size unknown too, with the same losses bit for bit). A batch of
+another size (a student's last, smaller batch) goes to one more step, traced
+once, for batches of any shape. A model whose ``call`` loops
 over the target length in Python cannot be traced without knowing that length;
 for it the loop keeps one step per batch shape (bucketed batches come in a
 handful of shapes), each traced once and never retraced. The loss is a function
@@ -109,13 +110,15 @@ def _make_step(model, optimizer, loss_fn, rebuild, signature):
     return step
 
 
-def _signature(tensors, any_length=False):
-    """The TensorSpecs of a batch: its exact shapes, or its batch size with every other
-    dimension None (any length)."""
+def _signature(tensors, any_length=False, any_rows=False):
+    """The TensorSpecs of a batch: its exact shapes; with any_length, its batch size and
+    every other dimension None; with any_rows as well, every dimension None (any shape)."""
     def spec(t):
         shape = list(t.shape)
         if any_length:
             shape[1:] = [None] * len(shape[1:])
+        if any_rows:
+            shape[:1] = [None] * len(shape[:1])
         return tf.TensorSpec(shape, t.dtype)
     return tf.nest.map_structure(spec, tensors)
 
@@ -125,10 +128,12 @@ def _batch_sizes(tensors):
     return tuple(tuple(t.shape[:1]) for t in tf.nest.flatten(tensors))
 
 
-def _step_for_any_length(model, optimizer, loss_fn, rebuild, tensors):
-    """One compiled step for batches of this batch size and any lengths, or None when the
-    model needs to know its lengths while it is traced (a Python loop over the target length)."""
-    step = _make_step(model, optimizer, loss_fn, rebuild, _signature(tensors, any_length=True))
+def _step_for_any_length(model, optimizer, loss_fn, rebuild, tensors, any_rows=False):
+    """One compiled step for batches of this batch size (or any, with any_rows) and any
+    lengths, or None when the model needs to know its lengths while it is traced (a Python
+    loop over the target length)."""
+    signature = _signature(tensors, any_length=True, any_rows=any_rows)
+    step = _make_step(model, optimizer, loss_fn, rebuild, signature)
     try:
         step.get_concrete_function()                   # trace now, train nothing
     except (TypeError, ValueError):                     # e.g. range(None)
@@ -169,6 +174,7 @@ def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3
     compiled = {}                             # batch shapes -> compiled step
     any_length = None                         # the step for any length, if the model allows
     any_length_sizes = None                   # ... and the batch size it was traced for
+    any_shape = None                          # the step for other batch sizes, if needed
     losses = []                               # loss tensors; converted every REFRESH_EVERY
     with progress_bar(steps, desc=desc) as bar:
         for i in range(steps):
@@ -180,11 +186,16 @@ def train(model, batches: Iterable, steps: int, loss_fn: Callable, lr: float = 3
                 any_length_sizes = _batch_sizes(tensors)          # tried once, at shape two
             if shapes in compiled:
                 step = compiled[shapes]
-            elif any_length is not None and _batch_sizes(tensors) == any_length_sizes:
-                step = any_length
-            else:
+            elif any_length is None:                              # a Python loop over T
                 step = compiled[shapes] = _make_step(model, optimizer, loss_fn, rebuild,
                                                      _signature(tensors))
+            elif _batch_sizes(tensors) == any_length_sizes:
+                step = any_length
+            else:                                                 # another number of rows
+                if any_shape is None:
+                    any_shape = _step_for_any_length(model, optimizer, loss_fn, rebuild,
+                                                     tensors, any_rows=True)
+                step = any_shape
             losses.append(step(tensors))
             if (i + 1) % REFRESH_EVERY == 0 or i + 1 == steps:
                 recent = ops.convert_to_numpy(ops.stack(losses[-LOSS_WINDOW:]))
