@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine with Python 3.11 (see README.md):
 #   make book   set up .venv if needed, build the HTML book into _build/html
-#   make test   set up .venv if needed, run every test (notebooks, grading, build, browser)
+#   make test   set up .venv if needed, `make check`, then every test (notebooks, grading, build,
+#               browser)
 #   make test GPU=1   the same with an NVIDIA GPU (Linux x86_64): .venv-gpu from
 #                     requirements-gpu.txt (TensorFlow's and PyTorch's CUDA builds)
 PYTHON ?= python3.11
@@ -21,44 +22,54 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test export split timings reproduce bench clean
+.PHONY: setup book test check generate export split timings reproduce bench clean
 
 setup: $(STAMP)
 
 # (Re)create the environment when it is missing or older than the pins.
-$(STAMP): $(LOCK) requirements-nodeps.txt pyproject.toml
+$(STAMP): $(LOCK) requirements-nodeps.txt pyproject.toml tools/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-nodeps.txt
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e tools
 	@touch $@
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
-test: $(STAMP)
+test: check
 	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(JOBS) --dist loadscope --durations=60
 
 clean:
 	rm -rf _build .timings
 
+# Every generated file, in order (course.toml's tables, the exported modules, the one-framework
+# notebooks, the one-framework requirements, the figures, the nbgrader releases): see
+# tools/course_tools/generate.py. `make check` writes nothing and fails on anything stale or on
+# code written twice (pylint's duplicate-code finder); `make test` runs it first.
+generate: $(STAMP)
+	$(BIN)/python -m course_tools.generate
+
+check: $(STAMP)
+	$(BIN)/python -m course_tools.generate --check
+
 # Regenerate the package modules from the chapters' `#| export` cells.
 export: $(STAMP)
-	$(BIN)/python -m attention_course.export
+	$(BIN)/python -m course_tools.export
 
-# Rewrite each chapter's Keras-only and PyTorch-only notebooks (book/NN_topic-keras.ipynb, ...).
+# Rewrite each chapter's Keras-only and PyTorch-only notebooks (notebooks/NN_topic-keras.ipynb, ...).
 split: $(STAMP)
-	$(BIN)/python -m attention_course.split
+	$(BIN)/python -m course_tools.split
 
 # Rewrite book/timings.md from the last `make test` run.
 timings: $(STAMP)
-	$(BIN)/python -m attention_course.timings
+	$(BIN)/python -m course_tools.timings
 
 # Check that the numbers the prose states came out of the last `make test` run too.
 reproduce: $(STAMP)
-	$(BIN)/python -m attention_course.reproduce
+	$(BIN)/python -m course_tools.reproduce
 
 # Milliseconds per training step of every chapter's models, before/after, both frameworks.
 bench: $(STAMP)

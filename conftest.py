@@ -3,18 +3,18 @@
 It sits at the repository root so that its hooks see the book/ notebooks too.
 
 nbval executes each chapter's two split notebooks (`notebooks/NN_topic-keras.ipynb` and
-`-pytorch.ipynb`, written by `python -m attention_course.split`), not the combined chapter:
+`-pytorch.ipynb`, written by `python -m course_tools.split`), not the combined chapter:
 each in a kernel that cannot import the other framework (tests/one_framework/), which proves
 that a student needs only one framework installed.
 
 The run time of every nbval cell is added up per notebook and per framework
 tag (keras / pytorch / shared) and written to .timings/<notebook>.json at the
-end of the run; `python -m attention_course.timings` turns those files into
+end of the run; `python -m course_tools.timings` turns those files into
 the table in book/timings.md.
 
 The text of every cell's outputs in this execution (ignored cells included) goes to
 .timings/outputs/<notebook>.json, and the results files the chapters wrote to
-.timings/results/: `python -m attention_course.reproduce` checks with them that the
+.timings/results/: `python -m course_tools.reproduce` checks with them that the
 numbers the prose states come out of this second execution too.
 """
 import json
@@ -26,13 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from attention_course import split
+from course_tools import split
 
 ROOT = Path(__file__).resolve().parent
 ONE_FRAMEWORK = ROOT / "tests" / "one_framework"      # its sitecustomize hides the other one
 
 # Notebooks under tests/ are grading fixtures (submissions), not notebooks for nbval.
-collect_ignore_glob = ["tests/submissions/*", "tests/submissions/**/*", "tests/fixtures/**/*"]
+collect_ignore_glob = ["tests/fixtures/**/*"]
 
 # Set before any framework is imported; the notebook kernels inherit them.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -87,7 +87,7 @@ def pytest_runtest_makereport(item, call):
     report.framework = next((t for t in ("keras", "pytorch") if t in tags), "shared")
     outputs = getattr(item, "test_outputs", None)      # nbval's record of this execution
     if call.when == "call" and outputs is not None:
-        from attention_course.prose_numbers import output_texts
+        from course_tools.prose_numbers import output_texts
         report.cell_outputs = [cell.get("id") or item.name,
                                output_texts([{"cell_type": "code", "outputs": outputs}])]
 

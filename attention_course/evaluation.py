@@ -25,6 +25,20 @@ def trim_after_eos(ids: np.ndarray) -> list[list[int]]:
     return rows
 
 
+def decode_in_length_order(decode, model, src: np.ndarray, max_len: int,
+                           batch_size: int = 1000) -> np.ndarray:
+    """decode(model, src_batch, max_len) over the rows of `src` in order of length, in batches cut
+    to their longest source; the outputs in the original order: (N, max_len)."""
+    lengths = (src != PAD_ID).sum(axis=1)
+    order = np.argsort(lengths, kind="stable")
+    outputs = np.empty((len(src), max_len), dtype=np.int64)
+    for start in range(0, len(src), batch_size):
+        rows = order[start:start + batch_size]
+        width = max(int(lengths[rows].max()), 1)
+        outputs[rows] = np.asarray(decode(model, src[rows, :width], max_len))
+    return outputs
+
+
 def exact_match(predicted: np.ndarray, tgt_out: np.ndarray) -> np.ndarray:
     """Boolean per row: the predicted sequence equals the target up to <eos>."""
     pred = trim_after_eos(predicted)

@@ -38,6 +38,7 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
+from . import evaluation
 from .common import learning_rates
 from .data import PAD_ID
 from .progress import progress_bar
@@ -212,14 +213,7 @@ def predict(decode: Callable, model, src: np.ndarray, max_len: int,
 
     The rows are decoded in order of length, in batches cut to their longest
     source (less padding to encode and attend over), and returned in the
-    original order: (N, max_len).
+    original order: (N, max_len) (evaluation.decode_in_length_order).
     """
-    lengths = (src != PAD_ID).sum(axis=1)
-    order = np.argsort(lengths, kind="stable")
-    outputs = np.empty((len(src), max_len), dtype=np.int64)
-    for start in range(0, len(src), batch_size):
-        rows = order[start:start + batch_size]
-        width = max(int(lengths[rows].max()), 1)
-        outputs[rows] = np.asarray(decode(model, src[rows, :width], max_len))
-    return outputs
+    return evaluation.decode_in_length_order(decode, model, src, max_len, batch_size)
 

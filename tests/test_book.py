@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from attention_course import split
+from course_tools import manifest, split
 
 pytestmark = pytest.mark.slow
 
@@ -61,16 +61,7 @@ REFERENCE_KEYS = [
     "michel2019sixteen",
 ]
 
-ASSIGNMENT_NOTEBOOKS = [
-    "exercises/01-rnn-bottleneck-keras/01-rnn-bottleneck-keras.ipynb",
-    "exercises/01-rnn-bottleneck-pytorch/01-rnn-bottleneck-pytorch.ipynb",
-    "exercises/02-bahdanau-attention-keras/02-bahdanau-attention-keras.ipynb",
-    "exercises/02-bahdanau-attention-pytorch/02-bahdanau-attention-pytorch.ipynb",
-    "exercises/03-self-attention-keras/03-self-attention-keras.ipynb",
-    "exercises/03-self-attention-pytorch/03-self-attention-pytorch.ipynb",
-    "exercises/04-multi-head-attention-keras/04-multi-head-attention-keras.ipynb",
-    "exercises/04-multi-head-attention-pytorch/04-multi-head-attention-pytorch.ipynb",
-]
+ASSIGNMENT_NOTEBOOKS = [f"exercises/{name}/{name}.ipynb" for name in manifest.assignment_marks()]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

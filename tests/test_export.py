@@ -1,7 +1,7 @@
 """The package modules generated from `#| export` cells match the chapters."""
 from pathlib import Path
 
-from attention_course import export
+from course_tools import export
 
 
 def test_generated_modules_match_the_chapters():
@@ -9,10 +9,10 @@ def test_generated_modules_match_the_chapters():
     assert rendered, "no cell in book/ is marked '#| export <module>'"
     for module, content in rendered.items():
         path = export.PACKAGE / f"{module}.py"
-        assert path.exists(), f"{path} is missing: run `python -m attention_course.export`"
+        assert path.exists(), f"{path} is missing: run `python -m course_tools.export`"
         assert path.read_text(encoding="utf-8") == content, (
             f"{path.name} differs from the cells of the chapter that exports it: edit the notebook "
-            "and run `python -m attention_course.export`")
+            "and run `python -m course_tools.export`")
 
 
 def test_each_generated_module_compiles():

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from attention_course.prose_numbers import (BOOK, NOTEBOOKS, backs, claims_in, numbers_in,
+from course_tools.prose_numbers import (BOOK, NOTEBOOKS, backs, claims_in, numbers_in,
                                             unbacked_claims)
 
 # ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 import nbformat
 import pytest
 
-from attention_course import reproduce
+from course_tools import reproduce
 
 PROSE = ("It reached 98.3% on 20,000 pairs. It trained in 12 s, 2.4× faster than the RNN, "
          "with a loss of 0.052.\n")
@@ -52,7 +52,7 @@ def test_a_claim_unbacked_the_first_time_is_not_counted(tmp_path):
     ("Keras and PyTorch agree to 2.4× the rounding error.", False),
 ])
 def test_speed_claims_are_timings(sentence, timing):
-    from attention_course.prose_numbers import claims_in
+    from course_tools.prose_numbers import claims_in
     claim, text = claims_in(sentence)[0][0]
     assert reproduce.is_timing(claim, text) == timing
 

@@ -1,6 +1,6 @@
 """The per-framework notebooks are exactly their chapter's cells, and need one framework.
 
-`python -m attention_course.split` writes `notebooks/NN_topic-keras.ipynb` and `-pytorch.ipynb`
+`python -m course_tools.split` writes `notebooks/NN_topic-keras.ipynb` and `-pytorch.ipynb`
 from each chapter; the test run executes those, not the chapters (conftest.py). Here, without
 executing anything: they are up to date cell for cell; no kept cell imports the other
 framework; the kernel start-up that hides the other framework does hide it; and the
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_course import requirements, split
+from course_tools import requirements, split
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = split.chapters()
@@ -40,7 +40,7 @@ def imported_modules(source: str) -> set[str]:
 def test_every_chapter_has_two_split_notebooks_that_are_up_to_date():
     assert len(CHAPTERS) == 8
     assert split.stale_notebooks(write=False) == [], (
-        "a split notebook differs from its chapter: run `python -m attention_course.split`, "
+        "a split notebook differs from its chapter: run `python -m course_tools.split`, "
         "then execute the notebooks it wrote")
     for chapter in CHAPTERS:
         for framework in split.FRAMEWORKS:
@@ -103,7 +103,7 @@ def test_one_framework_requirements_are_up_to_date():
     for framework, other in requirements.OTHER.items():
         text = (ROOT / f"requirements-{framework}.txt").read_text()
         assert text == requirements.render(framework), (
-            "run `python -m attention_course.requirements`")
+            "run `python -m course_tools.requirements`")
         names = {requirements.canonical(line.split("==")[0])
                  for line in text.splitlines() if line and not line.startswith("#")}
         assert not names & requirements.FRAMEWORK_PACKAGES[other]
@@ -113,7 +113,7 @@ def test_one_framework_requirements_are_up_to_date():
 
 def test_gpu_requirements_are_the_lock_with_the_cuda_builds():
     text = (ROOT / "requirements-gpu.txt").read_text()
-    assert text == requirements.render("gpu"), "run `python -m attention_course.requirements`"
+    assert text == requirements.render("gpu"), "run `python -m course_tools.requirements`"
     lines = {line for line in text.splitlines() if line and not line.startswith("#")}
     lock = requirements.pins()
     tensorflow_gpu = "tensorflow[and-cuda]==" + lock.pop("tensorflow-cpu").split("==")[1]
@@ -139,7 +139,7 @@ def test_every_installed_package_is_pinned():
     site_packages = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
     installed = {requirements.canonical(dist.metadata["Name"])
                  for dist in metadata.distributions(path=site_packages)}
-    unpinned = installed - pinned - {"pip", "attention-course"}
+    unpinned = installed - pinned - {"pip", "attention-course", "attention-course-tools"}
     assert not unpinned, f"installed but not pinned in requirements.txt: {sorted(unpinned)}"
 
 
