@@ -10,11 +10,12 @@ caller) and print it into an output. This preprocessor
 * removes every ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` region from the test
   cells' source;
 * drops every traceback frame that quotes a test cell (frames are labelled ``Cell In[n]`` with
-  that cell's execution count); the error's name and message, which the tests write for
-  students, and the frames in the student's own code stay;
+  that cell's execution count) or a module of the hidden tests' checks (``course_checks``); the
+  error's name and message, which the tests write for students, and the frames in the student's
+  own code stay;
 * replaces, in every output of every cell, each line that contains a line of hidden-test code
-  (16 characters or more, and not also in visible code) or a hidden-test marker by
-  ``[hidden test code removed]``.
+  (16 characters or more, and not also in visible code; the checks' modules count as hidden-test
+  code) or a hidden-test marker by ``[hidden test code removed]``.
 
 What it cannot stop is hidden-test code that a submission prints *encoded* (reversed, base64,
 one character per line): the feedback shows what the submission's code printed. Instructors
@@ -29,6 +30,7 @@ from traitlets import Bool
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _FRAME = re.compile(r"^\s*(?:Cell In\s*\[(\d+)\]|File <ipython-input-(\d+)-|<ipython-input-(\d+)-)")
+_CHECKS_FRAME = re.compile(r"^\s*File \S*[/\\]course_checks[/\\]")
 _SPACE = re.compile(r"\s+")
 REMOVED = "[hidden test code removed]"
 MIN_LINE = 16
@@ -41,6 +43,22 @@ def is_test(cell) -> bool:
 
 def _norm(text: str) -> str:
     return _SPACE.sub(" ", _ANSI.sub("", text)).strip()
+
+
+def checks_lines() -> set[str]:
+    """The code lines of the hidden tests' checks (``course_checks``), normalised; none when the
+    package is absent."""
+    try:
+        from course_checks import PACKAGE
+    except ImportError:
+        return set()
+    lines = set()
+    for path in sorted(PACKAGE.glob("*.py")):
+        for line in path.read_text().split("\n"):
+            flat = _norm(line)
+            if flat and not flat.startswith(("#", '"', "'")):
+                lines.add(flat)
+    return lines
 
 
 class HideHiddenTestsInFeedback(NbGraderPreprocessor):
@@ -64,6 +82,7 @@ class HideHiddenTestsInFeedback(NbGraderPreprocessor):
                     inside = False
                 else:
                     (hidden if inside and is_test(cell) else visible).add(_norm(line))
+        hidden |= checks_lines()
         self._hidden = sorted(line for line in hidden - visible if len(line) >= MIN_LINE)
         for cell in tests:
             cell.source = self._without_hidden_region(cell.source)
@@ -72,7 +91,8 @@ class HideHiddenTestsInFeedback(NbGraderPreprocessor):
             for output in outputs:
                 if output.get("output_type") == "error":
                     output.traceback = [self._scrub(frame) for frame in output.get("traceback", [])
-                                        if self._cell_quoted(frame) not in counts]
+                                        if self._cell_quoted(frame) not in counts
+                                        and not _CHECKS_FRAME.match(_ANSI.sub("", frame))]
                     output.evalue = self._scrub(output.get("evalue", ""))
                 elif output.get("output_type") == "stream":
                     output.text = self._scrub(output.get("text", ""))

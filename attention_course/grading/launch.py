@@ -12,7 +12,8 @@ then *replaces itself* (exec) by this chain, outermost first:
 ``timeout``   a hard wall-clock limit on the kernel's whole life (SIGKILL);
 ``bwrap``     bubblewrap: new mount, PID, network, IPC and UTS namespaces. The kernel sees a
               read-only /usr, the Python installation and virtual environment, the course
-              package (``attention_course``), a few files from /etc, size-capped tmpfs for /tmp,
+              package (``attention_course``) and the hidden tests' checks (``course_checks``,
+              readable by the code being graded: see that package), a few files from /etc, size-capped tmpfs for /tmp,
               $HOME and its working folder ``$HOME/<assignment>`` (into which the submission's
               own non-notebook files are bound read-only), and the folder of its own Unix
               sockets. Nothing else: not
@@ -73,11 +74,14 @@ def tool(name: str) -> str:
 
 
 def read_only_paths() -> list[str]:
-    """What the kernel's Python needs: the installation, the virtual environment, and the course
-    package's folder (installed editable, it is not inside the environment)."""
+    """What the kernel's Python needs: the installation, the virtual environment, and the folders
+    of the course package and of the hidden tests' checks (installed editable, they are not inside
+    the environment)."""
     paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}
-    spec = importlib.util.find_spec("attention_course")
-    paths.update(os.path.realpath(p) for p in spec.submodule_search_locations or [])
+    for package in ("attention_course", "course_checks"):   # course_checks: the hidden tests' checks
+        spec = importlib.util.find_spec(package)
+        if spec is not None:
+            paths.update(os.path.realpath(p) for p in spec.submodule_search_locations or [])
     paths = sorted(p for p in paths if not p.startswith("/usr/") and p != "/usr")
     # Keep only outermost paths (binding a folder and then its parent would hide the first).
     return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
