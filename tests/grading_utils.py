@@ -42,7 +42,7 @@ import nbformat
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+CHECKS = REPO / "tools" / "course_checks"
 COURSE_FILES = ("nbgrader_config.py", "solutions", "exercises")
 # A whole nbgrader command (kernel start-up included) may take this long before we call it hung;
 # the per-cell limit of a student's runaway cell is ExecutePreprocessor.timeout in nbgrader_config.py.
@@ -929,10 +929,6 @@ def make_submission(assignment: str, student: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def submission_path(assignment: str, student: str) -> Path:
-    return SUBMISSIONS / assignment / student / f"{assignment}.ipynb"
-
-
 # ---------------------------------------------------------------- hostile and broken submissions
 # What real classes hand in, and what a student might try against the autograder (the threat
 # model is in the README's instructor guide). Each is built from the released exercise with the
@@ -1162,11 +1158,13 @@ found["processes"] = len([p for p in os.listdir("/proc") if p.isdigit()])
 print("SNOOP " + json.dumps(found))
 '''
 LEAK = '''\
-# The hidden tests just ran in this kernel: print their source into the output, hoping that the
-# feedback shows it.
-import inspect
+# The hidden tests just ran in this kernel: print their source, and that of the checks they
+# imported (readable in the kernel), into the output, hoping that the feedback shows it.
+import inspect, sys
 print(In[-2])
-print(inspect.getsource(_check_gru_step))
+for name, module in sorted(sys.modules.items()):
+    if name.startswith("course_checks."):
+        print(inspect.getsource(module))
 '''
 VANDAL = '''\
 # Write where a submission must not: other students' work, the course, the package; plant a
@@ -1379,36 +1377,10 @@ def honest_notebook(assignment: str, kind: str) -> nbformat.NotebookNode:
     return make_submission(assignment, kind)
 
 
-def hostile_path(assignment: str, student: str) -> Path:
-    return SUBMISSIONS / assignment / student / f"{assignment}.ipynb"
-
-
 def hostile_content(assignment: str, hostile: Hostile) -> bytes:
+    """The file a hostile student hands in, built from its declaration (never committed)."""
     built = hostile.build(assignment)
     return built if isinstance(built, bytes) else nbformat.writes(built).encode() + b"\n"
-
-
-def write_hostile_submissions() -> None:
-    for hostile in HOSTILE:
-        for assignment in hostile.assignments:
-            path = hostile_path(assignment, hostile.student)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(hostile_content(assignment, hostile))
-            print("wrote", path.relative_to(REPO))
-
-
-def write_submissions() -> None:
-    for wrong in WRONG:
-        for assignment in wrong.mutations:
-            path = submission_path(assignment, wrong.student)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(make_submission(assignment, wrong.student), path)
-            print("wrote", path.relative_to(REPO))
-
-
-if __name__ == "__main__":
-    write_submissions()
-    write_hostile_submissions()
 
 
 # ---------------------------------------------------------------- student-edited notebooks (issue 11)
@@ -1480,8 +1452,9 @@ AUTOGRADE_LIMIT_S = 60   # per notebook; the solutions take about 10-20 s on a 2
 
 
 def hidden_test_lines(notebook_path: Path) -> list[str]:
-    """Distinctive lines of the hidden tests of a source notebook: code lines (not bare message
-    strings or comments) that are long enough not to occur by chance, and absent from the release."""
+    """Distinctive lines of the hidden tests of a source notebook, in its hidden regions and in the
+    modules of course_checks that they import: code lines (not bare message strings or comments)
+    that are long enough not to occur by chance, and absent from the release."""
     notebook = nbformat.read(notebook_path, as_version=4)
     hidden, visible, inside = [], set(), False
     for cell in notebook.cells:
@@ -1491,6 +1464,8 @@ def hidden_test_lines(notebook_path: Path) -> list[str]:
             elif "END HIDDEN TESTS" in line:
                 inside = False
             (hidden.append if inside else visible.add)(line.strip())
+    for module in sorted(set(re.findall(r"from course_checks import (\w+)", "\n".join(hidden)))):
+        hidden += [line.strip() for line in (CHECKS / f"{module}.py").read_text().split("\n")]
     return [line for line in hidden
             if len(line) >= 30 and line not in visible and not line.startswith(("#", '"', "'", 'f"', "f'"))]
 
@@ -1524,11 +1499,14 @@ class GradingRoundTrip:
         return REPO / "exercises" / cls.assignment / f"{cls.assignment}.ipynb"
 
     @classmethod
-    def submissions(cls) -> dict[str, Path]:
-        """student -> notebook: the solution, the unmodified exercise, the known-wrong ones."""
+    def submissions(cls, folder: Path) -> dict[str, Path]:
+        """student -> notebook: the solution, the unmodified exercise, the known-wrong ones (built
+        from their declarations into `folder`)."""
         found = {SOLUTION: cls.source_notebook(), BLANK_STUDENT: cls.release_notebook()}
         for wrong in wrongs_for(cls.assignment):
-            found[wrong.student] = submission_path(cls.assignment, wrong.student)
+            found[wrong.student] = folder / wrong.student / f"{cls.assignment}.ipynb"
+            found[wrong.student].parent.mkdir(parents=True)
+            nbformat.write(make_submission(cls.assignment, wrong.student), found[wrong.student])
         return found
 
     def pytest_generate_tests(self, metafunc):
@@ -1544,7 +1522,7 @@ class GradingRoundTrip:
         feedback, export."""
         course = Course.copy_of_repo(tmp_path_factory.mktemp(cls.assignment))
         course.release(cls.assignment)
-        submissions = cls.submissions()
+        submissions = cls.submissions(tmp_path_factory.mktemp("built-" + cls.assignment))
         for student, notebook in submissions.items():
             course.submit(cls.assignment, student, notebook)
         seconds = course.autograde_each(cls.assignment,
@@ -1639,14 +1617,6 @@ class GradingRoundTrip:
                            for p in (course.root / "submitted").rglob("*.ipynb"))
         assert collected == sorted(f"{student}/{self.assignment}/{self.assignment}.ipynb"
                                    for student in names.values() if student)
-
-    # ------------------------------------------------------------ fixtures
-    def test_submission_fixtures_are_up_to_date(self):
-        for wrong in wrongs_for(self.assignment):
-            committed = nbformat.read(submission_path(self.assignment, wrong.student), as_version=4)
-            fresh = make_submission(self.assignment, wrong.student)
-            assert json.dumps(committed, sort_keys=True) == json.dumps(fresh, sort_keys=True), (
-                f"tests/submissions/{self.assignment}/{wrong.student} is stale: run `python tests/grading_utils.py`")
 
     # ------------------------------------------------------------ (g) student-edited notebooks (issue 11)
     @pytest.fixture(scope="class")

@@ -1,6 +1,6 @@
 """The grading round trip of every assignment, from one declaration each.
 
-For each assignment declared in ASSIGNMENT_MARKS, in a temporary copy of the course (see
+For each assignment declared in course.toml, in a temporary copy of the course (see
 grading_utils.GradingRoundTrip): generate_assignment reproduces the committed exercises/; the
 solution autogrades to its declared full marks and the released exercise to zero; every
 known-wrong submission (tests/submissions/, expectations and reasons in grading_utils.WRONG) gets
@@ -9,7 +9,7 @@ scores and messages but no hidden-test code; `nbgrader export` writes the totals
 notebooks (tests/student_edits.py) keep their scores. The hostile and broken submissions are graded
 in one batch per assignment by tests/test_grading_hostile.py.
 
-Adding an assignment means: one line in ASSIGNMENT_MARKS, its Wrong entries in
+Adding an assignment means: its chapter's entry in course.toml, its Wrong entries in
 grading_utils.WRONG (then `python tests/grading_utils.py` writes tests/submissions/), and, where it
 needs them, named edits below. Each assignment's tests form one class, and the Makefile runs
 `--dist loadscope`, which sends a class to one worker (its class-scoped round trip is built once)
@@ -20,27 +20,11 @@ import copy
 
 import pytest
 
+from course_tools import manifest
 from grading_utils import ASSIGNMENTS, GradingRoundTrip, visible_text
 
-# Every assignment and its full marks (each is worth 16 points; the solution must get exactly this).
-ASSIGNMENT_MARKS = {
-    "01-rnn-bottleneck-keras": 16,
-    "01-rnn-bottleneck-pytorch": 16,
-    "02-bahdanau-attention-keras": 16,
-    "02-bahdanau-attention-pytorch": 16,
-    "03-self-attention-keras": 16,
-    "03-self-attention-pytorch": 16,
-    "04-multi-head-attention-keras": 16,
-    "04-multi-head-attention-pytorch": 16,
-    "05-positional-encoding-keras": 16,
-    "05-positional-encoding-pytorch": 16,
-    "06-transformer-keras": 16,
-    "06-transformer-pytorch": 16,
-    "07-bert-keras": 16,
-    "07-bert-pytorch": 16,
-    "08-gpt2-keras": 16,
-    "08-gpt2-pytorch": 16,
-}
+# Every assignment and its full marks (course.toml; the solution must get exactly this).
+ASSIGNMENT_MARKS = manifest.assignment_marks()
 
 
 def paste_copy_below(grade_id, extra=""):
@@ -109,5 +93,5 @@ for _assignment, _marks in ASSIGNMENT_MARKS.items():
 
 
 def test_every_assignment_is_declared():
-    """A folder in solutions/ without a line in ASSIGNMENT_MARKS would never be graded here."""
+    """A folder in solutions/ that course.toml does not declare would never be graded here."""
     assert sorted(ASSIGNMENT_MARKS) == ASSIGNMENTS
