@@ -52,7 +52,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 def pytest_ignore_collect(collection_path, config):
     """The combined chapters are the book's source; the test run executes their splits."""
     path = Path(collection_path)
-    if path.suffix == ".ipynb" and path.parent == ROOT / "book" and not split.is_split(path):
+    if path.suffix == ".ipynb" and path.parent == ROOT / "book":
         named = {Path(arg.split("::")[0]).resolve() for arg in config.args}
         return None if path.resolve() in named else True    # unless named on the command line
     return None

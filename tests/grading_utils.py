@@ -1533,7 +1533,7 @@ class GradingRoundTrip:
               + ", ".join(f"{s} {t:.1f}" for s, t in seconds.items()))
         course.feedback(cls.assignment)
         grades = course.export()
-        return SimpleNamespace(course=course, seconds=seconds, grades=grades)
+        return SimpleNamespace(course=course, seconds=seconds, grades=grades, submitted=submissions)
 
     # ------------------------------------------------------------ (a) release
     def test_release_reproduces_committed_exercises(self, graded):
@@ -1571,7 +1571,7 @@ class GradingRoundTrip:
         hidden = hidden_test_lines(self.source_notebook())
         assert len(hidden) > 20, "found too few hidden-test lines to check against"
         maximum = sum(graded.course.max_scores(self.assignment).values())
-        for student in self.submissions():
+        for student in graded.submitted:
             page = graded.course.feedback_html(self.assignment, student)
             text = visible_text(page)
             total = sum(graded.course.scores(self.assignment, student).values())

@@ -2,7 +2,7 @@
 
 The download menu of a chapter page (sphinx-book-theme's header button, which already
 offers the combined .ipynb) gets two more entries, one per framework, and the built book
-gets the split notebooks (attention_course/split.py) under `_notebooks/`, so the links
+gets the split notebooks (course_tools/split.py) under `_notebooks/`, so the links
 work offline from `_build/html`. Listed in `_config.yml` (sphinx: extra_extensions).
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ NAMES = {"keras": "Keras", "pytorch": "PyTorch"}
 
 def _chapter(app, pagename: str) -> Path | None:
     path = Path(app.srcdir) / f"{pagename}.ipynb"
-    if path.exists() and not split.is_split(path) and path in split.chapters(path.parent):
+    if path.exists() and path in split.chapters(path.parent):
         return path
     return None
 

@@ -7,9 +7,9 @@ What it reads: every ``.py`` file of the package, the tools, the checks and the 
 modules that ``course_tools.export`` generates from chapter cells (they are copies by design, and
 tests/test_export.py keeps them equal to their cells); the code cells of every chapter
 (``book/NN_topic.ipynb``, not the one-framework copies in ``notebooks/``, which are generated) and
-of every solution notebook (``solutions/``; the releases in ``exercises/`` are generated). Each
-notebook's code cells are written, in order, to one temporary ``.py`` file, IPython's ``%`` and
-``!`` lines commented out.
+the hidden tests of every solution notebook (``solutions/``; the releases in ``exercises/`` are
+generated). Each notebook's scanned code is written, in order, to one temporary ``.py`` file,
+IPython's ``%`` and ``!`` lines commented out.
 
 The threshold: 6 or more equal lines (pylint's ``min-similarity-lines`` default is 4; 6 is what a
 pasted helper takes at the least, and short runs of equal lines, such as a framework's imports or
@@ -17,8 +17,10 @@ a shape assertion, are not copies worth a function), ignoring comments, docstrin
 Where equal lines are right (two frameworks' cells that must read alike), make them differ in
 substance or share them through a function: there is no list of exceptions.
 
-Not covered here: an assignment's answer cells against the chapter's cells (a solution may follow
-the chapter); that similarity is the assignment-integrity check's job.
+Not scanned in solutions: the answer cells (a solution against the chapter it follows is the
+assignment-integrity check's job, not a pasted helper) and the visible tests. A visible test is
+released to students, who have no ``course_checks``: it must carry its own code, and the Keras and
+PyTorch releases of a chapter are twins that state the same checks in the same words.
 """
 from __future__ import annotations
 
@@ -54,14 +56,26 @@ def notebooks() -> list[Path]:
     return split.chapters(ROOT / "book") + sorted((ROOT / "solutions").glob("*/*.ipynb"))
 
 
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+
+
+def scanned_code(notebook: Path, cell) -> str:
+    """What of a code cell is scanned: all of a chapter's cell; of a solution, the hidden tests."""
+    if notebook.parent.parent.name != "solutions":
+        return cell.source
+    return "\n".join(HIDDEN.findall(cell.source))
+
+
 def cells_as_python(notebook: Path) -> str:
-    """A notebook's code cells as one Python file (IPython's own lines commented out)."""
+    """A notebook's scanned code as one Python file (IPython's own lines commented out)."""
     cells = nbformat.read(notebook, as_version=4).cells
     parts = []
     for index, cell in enumerate(cells):
         if cell.cell_type == "code":
-            source = re.sub(r"^(\s*)([%!])", r"\1# \2", cell.source, flags=re.M)
-            parts.append(f"# cell {index}\n{source}\n")
+            source = re.sub(r"^(\s*)([%!])", r"\1# \2", scanned_code(notebook, cell), flags=re.M)
+            # A line of code that no other cell has, so that a run of equal lines cannot span two
+            # cells (the chapters' set-up cells start alike, by convention; a helper is in one cell).
+            parts.append(f"cell_boundary({str(notebook)!r}, {index})\n{source}\n")
     return "\n".join(parts)
 
 

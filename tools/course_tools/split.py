@@ -42,8 +42,10 @@ def is_split(path: Path) -> bool:
 
 
 def chapters(book: Path = BOOK) -> list[Path]:
-    """The combined chapter notebooks, book/NN_topic.ipynb (not their split copies)."""
-    return [p for p in sorted(book.glob("[0-9][0-9]_*.ipynb")) if not is_split(p)]
+    """The combined chapter notebooks, book/NN_topic.ipynb, as course.toml lists them."""
+    from .manifest import chapters as listed                 # manifest imports this module's users
+
+    return [book / f"{chapter.stem}.ipynb" for chapter in listed()]
 
 
 def split_path(chapter: Path, framework: str) -> Path:
