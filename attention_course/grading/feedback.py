@@ -14,8 +14,9 @@ caller) and print it into an output. This preprocessor
   error's name and message, which the tests write for students, and the frames in the student's
   own code stay;
 * replaces, in every output of every cell, each line that contains a line of hidden-test code
-  (16 characters or more, and not also in visible code; the checks' modules count as hidden-test
-  code) or a hidden-test marker by ``[hidden test code removed]``.
+  (16 characters or more, and not also in visible code; the lines of the ``course_checks`` modules
+  that the hidden tests import count as hidden-test code) or a hidden-test marker by
+  ``[hidden test code removed]``.
 
 What it cannot stop is hidden-test code that a submission prints *encoded* (reversed, base64,
 one character per line): the feedback shows what the submission's code printed. Instructors
@@ -45,18 +46,38 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", _ANSI.sub("", text)).strip()
 
 
-def checks_lines() -> set[str]:
-    """The code lines of the hidden tests' checks (``course_checks``), normalised; none when the
-    package is absent."""
+def imported_checks(source: str) -> set[str]:
+    """The course_checks modules that `source` imports, and those they import in turn."""
+    from course_checks import PACKAGE
+
+    names = set(re.findall(r"from course_checks import ([\w, ]+)", source))
+    names = {name.split(" as ")[0].strip() for group in names for name in group.split(",")}
+    found = set()
+    while names:
+        name = names.pop()
+        path = PACKAGE / f"{name}.py"
+        if name in found or not path.exists():
+            continue
+        found.add(name)
+        text = path.read_text()
+        names |= set(re.findall(r"^from \.(\w+) import", text, re.M))
+        names |= {n.strip() for group in re.findall(r"^from \. import ([\w, ]+)", text, re.M)
+                  for n in group.split(",")}
+    return found
+
+
+def checks_lines(hidden_source: str) -> set[str]:
+    """The code lines of the course_checks modules that the hidden tests import, normalised; none
+    when the package is absent."""
     try:
         from course_checks import PACKAGE
     except ImportError:
         return set()
     lines = set()
-    for path in sorted(PACKAGE.glob("*.py")):
-        for line in path.read_text().split("\n"):
+    for name in sorted(imported_checks(hidden_source)):
+        for line in (PACKAGE / f"{name}.py").read_text().split("\n"):
             flat = _norm(line)
-            if flat and not flat.startswith(("#", '"', "'")):
+            if flat and not flat.startswith(("#", '"', "'", 'f"', "f'")):
                 lines.add(flat)
     return lines
 
@@ -82,7 +103,7 @@ class HideHiddenTestsInFeedback(NbGraderPreprocessor):
                     inside = False
                 else:
                     (hidden if inside and is_test(cell) else visible).add(_norm(line))
-        hidden |= checks_lines()
+        hidden |= checks_lines("\n".join(hidden))
         self._hidden = sorted(line for line in hidden - visible if len(line) >= MIN_LINE)
         for cell in tests:
             cell.source = self._without_hidden_region(cell.source)

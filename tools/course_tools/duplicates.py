@@ -5,7 +5,9 @@ Python files and the code cells of its notebooks.
 
 What it reads: every ``.py`` file of the package, the tools, the checks and the tests, except the
 modules that ``course_tools.export`` generates from chapter cells (they are copies by design, and
-tests/test_export.py keeps them equal to their cells); the code cells of every chapter
+tests/test_export.py keeps them equal to their cells) and the declared wrong and hostile students'
+answer cells (``tests/chapters/*/wrong/``, ``hostile/``: a solution's answers with one mistake
+each, by design); the code cells of every chapter
 (``book/NN_topic.ipynb``, not the one-framework copies in ``notebooks/``, which are generated) and
 the hidden tests of every solution notebook (``solutions/``; the releases in ``exercises/`` are
 generated). Each notebook's scanned code is written, in order, to one temporary ``.py`` file,
@@ -43,12 +45,21 @@ PYTHON_FOLDERS = ["attention_course", "tools", "tests"]
 PYTHON_FILES = ["conftest.py", "nbgrader_config.py"]
 
 
+def is_declared_submission(path: Path) -> bool:
+    """A wrong or hostile student's cells (tests/chapters/chNN_<name>/wrong/ or hostile/): copies
+    of the solution's answers with one mistake each, by design."""
+    relative = path.relative_to(ROOT).parts
+    return (relative[:2] == ("tests", "chapters") and len(relative) == 5
+            and relative[3] in ("wrong", "hostile"))
+
+
 def python_files() -> list[Path]:
-    """The hand-written Python files (generated modules left out)."""
+    """The hand-written Python files (generated modules and declared submissions left out)."""
     generated = {ROOT / "attention_course" / f"{module}.py" for module in export.render()}
     files = [path for folder in PYTHON_FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))]
     files += [ROOT / name for name in PYTHON_FILES]
-    return [path for path in files if path not in generated and "__pycache__" not in path.parts]
+    return [path for path in files if path not in generated and "__pycache__" not in path.parts
+            and not is_declared_submission(path)]
 
 
 def notebooks() -> list[Path]:
