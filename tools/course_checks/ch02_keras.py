@@ -1,0 +1,197 @@
+"""Checks of chapter 02 (Bahdanau attention), Keras: additive_scores, masked_softmax,
+context_vector, additive_attention and decoder_step, each against a NumPy reference in float64.
+Each check returns the (name, value) that its test cell observes."""
+import warnings
+
+import numpy as np
+from keras import layers, ops
+
+from . import ch02
+from .keras_reference import to_numpy
+from .reference import quietly
+
+
+# The cases, the same as the PyTorch notebook's (see ch02).
+ADDITIVE_SCORES_CASES = ch02.ADDITIVE_SCORES_CASES           # (B, S, H, K, A, seed)
+MASKED_SOFTMAX_CASES = ch02.MASKED_SOFTMAX_CASES             # (lengths of the rows, S, seed)
+CONTEXT_VECTOR_CASES = ch02.CONTEXT_VECTOR_CASES             # (lengths of the rows, S, K, seed)
+ADDITIVE_ATTENTION_CASES = ch02.ADDITIVE_ATTENTION_CASES     # (B, S, H, K, A, seed)
+DECODER_STEP_CASES = ch02.DECODER_STEP_CASES                 # (B, S, V, E, K, H, seed)
+large_scores_cases = ch02.large_scores_cases                 # () -> mask (4, 5), {what: scores (4, 5)}
+
+
+def set_random_weights(layer, rng, scale):
+    """Replace every weight of a built layer by normal(0, scale) numbers drawn from rng."""
+    layer.set_weights([rng.normal(0.0, scale, size=w.shape).astype("float32") for w in layer.get_weights()])
+
+
+def additive_layers(rng, H, K, A):
+    """W (H -> A, no bias), U (K -> A) and v (A -> 1, no bias), built, with weights drawn from rng."""
+    W, U, v = layers.Dense(A, use_bias=False), layers.Dense(A), layers.Dense(1, use_bias=False)
+    for layer, width in [(W, H), (U, K), (v, A)]:
+        layer.build((None, width))
+        set_random_weights(layer, rng, 0.7)
+    return W, U, v
+
+
+def float64_weights(W, U, v):
+    """The weights of W, U and v as float64 arrays: w_q (H, A), w_k (K, A), b (A,), w_v (A, 1)."""
+    (w_q,), (w_k, b), (w_v,) = ([w.astype("float64") for w in layer.get_weights()] for layer in (W, U, v))
+    return w_q, w_k, b, w_v
+
+
+def additive_scores_against_formula(additive_scores, B, S, H, K, A, seed):
+    """additive_scores with fixed weights against v^T tanh(W s + U h_i + b), in float64."""
+    rng = np.random.default_rng(seed)
+    W, U, v = additive_layers(rng, H, K, A)
+    query = rng.normal(size=(B, H)).astype("float32")
+    keys = rng.normal(size=(B, S, K)).astype("float32")
+    w_q, w_k, b, w_v = float64_weights(W, U, v)
+    expected = ch02.additive_scores(query, keys, w_q, w_k, b, w_v[:, 0])     # (B, S), in float64
+    got = ops.convert_to_numpy(additive_scores(query, keys, W, U, v))
+    assert got.shape == (B, S), (
+        f"with B={B}, S={S} expected scores of shape (B, S) = {(B, S)}, got {got.shape}")
+    ch02.assert_scores_match(got, expected, B, S, H, K, A)
+    return f"additive_scores B={B} S={S} H={H} K={K} A={A}", got
+
+
+def masked_softmax_against_reference(masked_softmax, lengths, S, seed):
+    """masked_softmax on random scores of padded rows against the softmax over the real positions."""
+    scores, mask = ch02.masked_softmax_inputs(lengths, S, seed)     # (B, S) float32, (B, S) bool
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure (a library may warn about one position)
+        got = ops.convert_to_numpy(masked_softmax(scores, mask))
+    assert got.shape == mask.shape, (
+        f"with lengths {lengths} and S={S} expected weights of shape (B, S) = {mask.shape}, got {got.shape}")
+    ch02.check_weights(got, mask, ch02.softmax_over_real_positions(scores.astype("float64"), mask),
+                       f"with lengths {lengths} and S={S}")
+    return f"masked_softmax lengths={lengths} S={S}", got
+
+
+def masked_softmax_on_large_scores(masked_softmax, name, scores, mask):
+    """masked_softmax on one case of large_scores_cases(): scores (B, S) float64, mask (B, S)."""
+    scores = scores.astype("float32")
+    got = ops.convert_to_numpy(masked_softmax(scores, mask))
+    assert got.shape == mask.shape, (
+        f"with {name}: expected weights of shape (B, S) = {mask.shape}, got {got.shape}")
+    ch02.check_weights(got, mask, ch02.softmax_over_real_positions(scores.astype("float64"), mask),
+                       f"with {name}")
+    return f"masked_softmax with {name}", got
+
+
+def context_vector_against_weighted_sum(context_vector, lengths, S, K, seed):
+    """context_vector against the weighted sum of the keys, padded keys far from the real ones."""
+    weights, keys, expected = ch02.context_vector_inputs(lengths, S, K, seed)   # (B, S), (B, S, K), (B, K)
+    B = len(lengths)
+    got = ops.convert_to_numpy(context_vector(weights, keys))
+    assert got.shape == (B, K), (
+        f"with B={B}, S={S}, K={K} expected contexts of shape (B, K) = {(B, K)}, got {got.shape}")
+    ch02.assert_contexts_match(got, expected, B, S, K)
+    return f"context_vector lengths={lengths} S={S} K={K}", got
+
+
+def reference_scores(query, keys, W, U, v):
+    """additive_scores in float64, returned as a float32 tensor: query (B, H), keys (B, S, K) -> (B, S)."""
+    w_q, w_k, b, w_v = float64_weights(W, U, v)
+    q, k = to_numpy(query).astype("float64"), to_numpy(keys).astype("float64")
+    return ops.convert_to_tensor(ch02.additive_scores(q, k, w_q, w_k, b, w_v[:, 0]).astype("float32"))
+
+
+def reference_masked_softmax(scores, mask):
+    """masked_softmax in float64, returned as a float32 tensor: scores (B, S), mask (B, S) -> (B, S)."""
+    real = to_numpy(mask)
+    weights = ch02.softmax_over_real_positions(to_numpy(scores).astype("float64"), real)
+    return ops.convert_to_tensor(weights.astype("float32"))
+
+
+def reference_context_vector(weights, keys):
+    """context_vector in float64, returned as a float32 tensor: weights (B, S), keys (B, S, K) -> (B, K)."""
+    w, k = to_numpy(weights).astype("float64"), to_numpy(keys).astype("float64")
+    return ops.convert_to_tensor(ch02.weighted_sum(w, k).astype("float32"))
+
+
+REFERENCE_PARTS = dict(additive_scores=reference_scores, masked_softmax=reference_masked_softmax,
+                       context_vector=reference_context_vector)
+
+
+def additive_attention_with_reference_parts(additive_attention, namespace, B, S, H, K, A, seed):
+    """additive_attention with the reference parts swapped into the kernel's namespace (globals()),
+    so that a mistake in one part does not cost this point too; restored afterwards."""
+    rng = np.random.default_rng(seed)
+    W, U, v = additive_layers(rng, H, K, A)
+    query = rng.normal(size=(B, H)).astype("float32")
+    keys = rng.normal(size=(B, S, K)).astype("float32")
+    mask = ch02.random_padding_mask(rng, B, S)
+    expected_scores = reference_scores(query, keys, W, U, v)                     # (B, S), float32
+    expected_weights = ops.convert_to_numpy(reference_masked_softmax(expected_scores, mask))
+    expected_context = ops.convert_to_numpy(reference_context_vector(expected_weights, keys))
+    yours = {name: namespace.get(name) for name in REFERENCE_PARTS}     # None where not written
+    namespace.update(REFERENCE_PARTS)
+    try:
+        # a warning is no failure (a library may warn about a single position)
+        result = quietly(additive_attention, query, keys, mask, W, U, v)
+    finally:
+        namespace.update(yours)
+    assert isinstance(result, tuple) and len(result) == 2, (
+        "additive_attention should return (context, weights)")
+    context, weights = (ops.convert_to_numpy(x) for x in result)
+    assert context.shape == (B, K) and weights.shape == (B, S), (
+        f"with B={B}, S={S}, K={K} expected a context of shape {(B, K)} and weights of shape {(B, S)}, "
+        f"got {context.shape} and {weights.shape}")
+    ch02.assert_attention_weights_match(float(np.abs(weights - expected_weights).max()), B, S)
+    ch02.assert_attention_context_matches(float(np.abs(context - expected_context).max()), B, S)
+    return f"additive_attention B={B} S={S}", [context, weights]
+
+
+class ReferenceAttention(ch02.FixedAdditiveAttention):
+    """attention(query, keys, mask) for decoder_step: additive attention with fixed weights,
+    computed in NumPy float64, returning float32 tensors (context (B, K), weights (B, S))."""
+
+    def __call__(self, query, keys, mask):
+        q, k = to_numpy(query).astype("float64"), to_numpy(keys).astype("float64")
+        context, weights = self.attend(q, k, to_numpy(mask))
+        return (ops.convert_to_tensor(context.astype("float32")),
+                ops.convert_to_tensor(weights.astype("float32")))
+
+
+def reference_decoder_step(prev_tokens, state, keys, mask, embedding, attention, cell, out):
+    """One reference step: attend with s_{t-1}, GRU on [embedding; context], logits of [s_t; c_t]."""
+    c_t, alpha_t = attention(state, keys, mask)
+    s_t = cell(ops.concatenate((embedding(prev_tokens), c_t), 1), state)[0]
+    return out(ops.concatenate((s_t, c_t), 1)), s_t, alpha_t
+
+
+def decoder_layers(rng, V, E, K, H):
+    """The embedding (V -> E), the GRU cell (E + K -> H) and the output layer (H + K -> V), built,
+    with weights drawn from rng."""
+    embedding, cell, out = layers.Embedding(V, E), layers.GRUCell(H), layers.Dense(V)
+    embedding.build()
+    cell.build((None, E + K))
+    out.build((None, H + K))
+    for layer in (embedding, cell, out):
+        set_random_weights(layer, rng, 0.5)
+    return embedding, cell, out
+
+
+def decoder_step_against_reference(decoder_step, B, S, V, E, K, H, seed):
+    """decoder_step with fixed weights and a reference attention, against a reference step."""
+    rng = np.random.default_rng(seed)
+    embedding, cell, out = decoder_layers(rng, V, E, K, H)
+    attention = ReferenceAttention(rng, H, K, A=4)
+    keys = rng.normal(size=(B, S, K)).astype("float32")
+    mask = ch02.random_padding_mask(rng, B, S)
+    prev = rng.integers(0, V, size=B)
+    state = rng.normal(size=(B, H)).astype("float32")
+    ref_logits, ref_state, ref_weights = (ops.convert_to_numpy(x) for x in reference_decoder_step(
+        prev, state, keys, mask, embedding, attention, cell, out))
+    result = decoder_step(prev, state, keys, mask, embedding, attention, cell, out)
+    assert isinstance(result, tuple) and len(result) == 3, (
+        "decoder_step should return (logits, new state, weights)")
+    logits, new_state, weights = (ops.convert_to_numpy(x) for x in result)
+    assert logits.shape == (B, V) and new_state.shape == (B, H) and weights.shape == (B, S), (
+        f"with B={B}, S={S}, V={V}, H={H} expected shapes {(B, V)}, {(B, H)} and {(B, S)}, got "
+        f"{logits.shape}, {new_state.shape} and {weights.shape}")
+    ch02.assert_step_weights_match(float(np.abs(weights - ref_weights).max()))
+    ch02.assert_step_state_matches(float(np.abs(new_state - ref_state).max()), B, E, K)
+    ch02.assert_step_logits_match(float(np.abs(logits - ref_logits).max()), B, H, K)
+    return f"decoder_step B={B} S={S} V={V}", [logits, new_state, weights]

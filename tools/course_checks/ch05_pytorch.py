@@ -1,0 +1,158 @@
+"""Chapter 5 (positional encodings), PyTorch: the checks that the hidden tests of
+05-positional-encoding-pytorch call. The references and the checks on NumPy arrays are in ``ch05``.
+
+The student's tensors are read with ``.numpy()`` (or ``.double().numpy()``), as the tests always
+did: no detach, no move to the CPU, so that what failed before fails the same way.
+"""
+import warnings
+
+import numpy as np
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import ch05
+from .ch05 import (EMBEDDING_CASES, ROPE_CASES, SINUSOIDAL_CASES,  # noqa: F401 (the cells' case tables)
+                   SINUSOIDAL_LAYER_CASES, swap_in)
+
+
+def numpy_of(tensor):
+    """The tensor as a NumPy array, by tensor.numpy()."""
+    return tensor.numpy()
+
+
+# ---------------------------------------------------------------- part 1: sinusoidal_encoding
+def sinusoidal_against_formula(sinusoidal_encoding, n_pos, width):
+    """sinusoidal_encoding(n_pos, width) is a tensor (n_pos, width) equal to the formula. Returns the
+    observation."""
+    with torch.no_grad():
+        got = sinusoidal_encoding(n_pos, width)
+    assert isinstance(got, torch.Tensor) and tuple(got.shape) == (n_pos, width), (
+        ch05.table_shape_message(got, n_pos, width))
+    ch05.assert_table_matches_formula(got.double().numpy(), n_pos, width)
+    return f"sinusoidal_encoding({n_pos}, {width})", got
+
+
+def sinusoidal_rotation(sinusoidal_encoding):
+    """PE(p + k) = R_k PE(p) in the student's table (40, 24). Returns the observation."""
+    with torch.no_grad():
+        table = sinusoidal_encoding(*ch05.ROTATION_TABLE).double().numpy()
+    return ch05.table_rotation(table)
+
+
+class OperationCounter(TorchDispatchMode):
+    """Counts the operations PyTorch runs while it is active."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def operations_run(run):
+    """The number of PyTorch operations that run() executes (without gradients)."""
+    with torch.no_grad(), OperationCounter() as counter:
+        run()
+    return counter.count
+
+
+def sinusoidal_vectorised(sinusoidal_encoding):
+    """sinusoidal_encoding runs about as many operations and lines of Python for a 300 x 64 table as
+    for 4 x 6. Returns the observation."""
+    return ch05.table_vectorised(sinusoidal_encoding, operations_run)
+
+
+# ---------------------------------------------------------------- part 2: SinusoidalEncoding
+def reference_sinusoidal_encoding(n_pos, width):
+    """The table (n_pos, width) by the formula, as a float32 tensor: swapped in for the student's."""
+    return torch.tensor(ch05.sinusoidal_table(n_pos, width), dtype=torch.float32)
+
+
+def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, width, n_pos, seed):
+    """With the reference sinusoidal_encoding in the kernel's `namespace`: SinusoidalEncoding(max_len,
+    width) adds the table to x (3, n_pos, width), has no parameters, and saves the table as the
+    buffer 'encoding'. Returns the observations."""
+    with ch05.swapped(namespace, "sinusoidal_encoding", reference_sinusoidal_encoding), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        layer = SinusoidalEncoding(max_len, width)
+        x = ch05.layer_input(n_pos, width, seed)          # (3, L, d_model), the tensor's memory
+        with torch.no_grad():
+            y = layer(torch.from_numpy(x))
+        ch05.assert_layer_adds_table(y, numpy_of, x, max_len, width, n_pos)
+        parameters = [name for name, _ in layer.named_parameters()]
+        assert parameters == [], (
+            "the layer should have no parameters (a fixed table is a buffer, not an nn.Parameter), "
+            f"found {parameters}")
+        assert "encoding" in layer.state_dict(), (
+            "the table should be a buffer named 'encoding' (saved with the layer)")
+    return [(f"SinusoidalEncoding({max_len}, {width}) on L={n_pos}", y),
+            (f"SinusoidalEncoding({max_len}, {width}) parameters", parameters)]
+
+
+# ---------------------------------------------------------------- part 3: TokenAndPositionEmbedding
+def embedding_with_known_weights(TokenAndPositionEmbedding, vocab_size, max_len, width, batch, n_pos, seed):
+    """Known tables loaded into TokenAndPositionEmbedding(vocab_size, max_len, width): the output for
+    ids (batch, n_pos) is tokens[ids] + positions[:L]. Returns the observation."""
+    rng = np.random.default_rng(seed)
+    layer = TokenAndPositionEmbedding(vocab_size, max_len, width)
+    tokens, positions = ch05.known_embedding_tables(rng, vocab_size, max_len, width)
+    with torch.no_grad():
+        layer.tokens.weight.copy_(torch.from_numpy(tokens))
+        layer.positions.weight.copy_(torch.from_numpy(positions))
+    ids = rng.integers(0, vocab_size, size=(batch, n_pos))   # (B, L)
+    with torch.no_grad():
+        got = layer(torch.from_numpy(ids))
+    ch05.assert_embedding_output(got, numpy_of, tokens, positions, ids)
+    return ch05.embedding_name(vocab_size, max_len, n_pos), got
+
+
+def embedding_trainable_weights(TokenAndPositionEmbedding):
+    """TokenAndPositionEmbedding(11, 16, 6) trains exactly its two tables, and one sequence of 5
+    tokens sends gradients to both (to rows 0 to 4 of the positions). Returns the observations."""
+    layer = TokenAndPositionEmbedding(*ch05.WEIGHTS_LAYER)
+    shapes = sorted(tuple(p.shape) for p in layer.parameters() if p.requires_grad)
+    ch05.assert_trains_two_tables(shapes)
+    layer(torch.tensor(ch05.WEIGHTS_IDS)).sum().backward()
+    used = layer.positions.weight.grad.abs().sum(dim=1) > 0   # (max_len,)
+    ch05.assert_used_position_rows(used.tolist())
+    ch05.assert_token_table_reached(layer.tokens.weight.grad is not None)
+    return [("trainable shapes", shapes), ("position rows with a gradient", used.tolist())]
+
+
+# ---------------------------------------------------------------- parts 4 and 5: RoPE
+def rope_against_definition(apply_rope, shape, seed):
+    """apply_rope on a tensor of `shape` (..., L, d_k) keeps the shape and equals the definition.
+    Returns the observation."""
+    x = ch05.rope_input(shape, seed)                      # shares its memory with the tensor
+    with torch.no_grad():
+        got = apply_rope(torch.from_numpy(x))
+    assert isinstance(got, torch.Tensor) and tuple(got.shape) == shape, (
+        f"apply_rope on a tensor of shape {shape} should return the same shape, got "
+        f"{tuple(getattr(got, 'shape', ()))}")
+    ch05.assert_rope_matches_definition(got.double().numpy(), x, shape)
+    return f"apply_rope {shape}", got
+
+
+def reference_apply_rope(a):
+    """RoPE by its definition, as a float32 tensor: swapped in for the student's apply_rope."""
+    return torch.tensor(ch05.rope_by_definition(a.detach().numpy()), dtype=torch.float32)
+
+
+def rope_scores_against_reference(rope_scores, namespace):
+    """With the reference apply_rope in the kernel's `namespace`: rope_scores equals the reference
+    scores, and for the same query and key at every position depends only on n - m. Returns the
+    observations."""
+    with ch05.swapped(namespace, "apply_rope", reference_apply_rope), warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        q, k, one_q, one_k = ch05.rope_scores_inputs()    # (3, 2, 6, 4), (3, 2, 9, 4), (16,), (16,)
+        with torch.no_grad():
+            got = rope_scores(torch.from_numpy(q), torch.from_numpy(k))
+        ch05.assert_scores_match_reference(got, numpy_of, q, k)
+        with torch.no_grad():
+            scores = rope_scores(torch.from_numpy(ch05.same_at_every_position(one_q)),
+                                 torch.from_numpy(ch05.same_at_every_position(one_k)))
+        offset_only = ch05.scores_depend_on_offset(scores.numpy())
+    return [("rope_scores with a reference apply_rope", got), offset_only]

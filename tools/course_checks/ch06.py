@@ -1,0 +1,161 @@
+"""Chapter 6's checks that both frameworks share (NumPy only): the graded stretch of a visible
+test cell, the reference decoder masks in NumPy, the padded token batches of the mask test, and
+every check of beam search (part 4 is plain Python in both notebooks)."""
+import itertools
+import warnings
+
+import numpy as np
+
+from attention_course.data import BOS_ID, EOS_ID, PAD_ID
+
+
+class UntilEndOfCell:
+    """What the hidden region at the top of a visible test cell sets up and the hidden region at
+    its end undoes (`end`): warnings ignored (a warning is no failure) and, where given, names of
+    the kernel's namespace lent references."""
+
+    def __init__(self, namespace, lent):
+        self.namespace = namespace
+        self.lent = lent                             # name -> the reference put in its place
+        self.yours = {}                              # name -> what the kernel had (None: nothing)
+        self.quiet = warnings.catch_warnings()
+
+    def start(self):
+        """Keep the kernel's own names, lend the references, then ignore warnings."""
+        for name, reference in self.lent.items():
+            self.yours[name] = self.namespace.get(name)
+            self.namespace[name] = reference
+        self.quiet.__enter__()
+        warnings.simplefilter("ignore")
+        return self
+
+    def end(self):
+        """Stop ignoring warnings, then give the kernel back its own names."""
+        self.quiet.__exit__(None, None, None)
+        for name, yours in self.yours.items():
+            self.namespace[name] = yours
+
+
+def until_end_of_cell(namespace=None, **lent):
+    """Ignore warnings, and put each reference of `lent` in `namespace` (the kernel's globals())
+    under its name, until the hidden region at the end of the cell calls `.end()` on the result."""
+    return UntilEndOfCell(namespace, lent).start()
+
+
+def reference_decoder_masks(target_ids, source_ids):
+    """The reference decoder_masks in NumPy: (B, T), (B, S) ids -> self-attention mask (B, T, T),
+    causal and no padding; cross-attention mask (B, 1, S), no padding; True = allowed."""
+    target_ids, source_ids = np.asarray(target_ids), np.asarray(source_ids)
+    steps = target_ids.shape[1]
+    lower = np.tril(np.ones((steps, steps))).astype(bool)
+    return lower[None] & (target_ids != PAD_ID)[:, None, :], (source_ids != PAD_ID)[:, None, :]
+
+
+MASK_SEED = 51
+MASK_SHAPES = ((3, 1, 4), (2, 6, 1), (4, 9, 7), (1, 30, 44))   # (B, T, S): T = 1, S = 1, long rows
+
+
+def padded_token_batches():
+    """The mask test's inputs, one generator for all shapes of MASK_SHAPES, in order: tuples
+    (B, T, S, target ids (B, T), source ids (B, S)), each row padded from a random point on
+    (a row may be padding only)."""
+    rng = np.random.default_rng(MASK_SEED)
+    batches = []
+    for batch, steps, source_steps in MASK_SHAPES:
+        target_ids = rng.integers(3, 9, size=(batch, steps))
+        source_ids = rng.integers(3, 9, size=(batch, source_steps))
+        for row in range(batch):                     # random padding at the end of each row
+            target_ids[row, rng.integers(0, steps + 1):] = PAD_ID
+            source_ids[row, rng.integers(0, source_steps + 1):] = PAD_ID
+        batches.append((batch, steps, source_steps, target_ids, source_ids))
+    return tuple(batches)
+
+
+def random_model(seed, vocab):
+    """A random but fixed "model": prefix (list of ids) -> log-probabilities (vocab,) of the next."""
+    def model(prefix):
+        draw = np.random.default_rng([seed] + [int(t) for t in prefix])
+        logits = draw.normal(size=vocab) * 2.0
+        return logits - np.log(np.exp(logits).sum())
+    return model
+
+
+def sequence_value(model, tokens, power):
+    """The log-probability of `tokens` after BOS_ID, divided by its length ** power."""
+    total, seen = 0.0, [BOS_ID]
+    for token in tokens:
+        total += float(model(seen)[token])
+        seen = seen + [token]
+    return total / len(tokens) ** power
+
+
+def every_sequence(vocab, longest):
+    """Every sequence of ids below `vocab`: it ends at its first EOS_ID, or at length `longest`."""
+    found = []
+    for size in range(1, longest + 1):
+        for tokens in itertools.product(range(vocab), repeat=size):
+            if EOS_ID in tokens[:-1]:
+                continue
+            if tokens[-1] == EOS_ID or size == longest:
+                found.append(list(tokens))
+    return found
+
+
+EXHAUSTIVE_CASES = (               # (seed, vocabulary, max_len, alpha)
+    (81, 4, 3, 0.6),
+    (82, 5, 3, 0.0),
+    (83, 5, 3, 1.0),
+    (84, 4, 2, 0.6),
+)
+
+
+def beam_against_exhaustive(beam_search, seed, vocab, longest, power):
+    """With a beam that keeps every prefix, beam_search finds the three best sequences of an
+    exhaustive search, with their scores. Returns two observations (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        model = random_model(seed, vocab)
+        ranked = sorted(every_sequence(vocab, longest), key=lambda t: -sequence_value(model, t, power))[:3]
+        got, got_scores = beam_search(model, longest, beam_size=vocab ** longest + 1, num_beams=3,
+                                      alpha=power)
+        got = [[int(t) for t in sequence] for sequence in got]
+        assert got == ranked, (
+            f"vocabulary {vocab}, max_len {longest}, alpha {power}: with a beam that keeps every prefix, "
+            f"the three best sequences should be {ranked} (exhaustive search), got {got}: check that "
+            "finished beams are kept, that a sequence stops at EOS_ID, and the ranking by "
+            "log-probability / length ** alpha")
+        want_scores = [sequence_value(model, t, power) for t in ranked]
+        assert np.allclose(got_scores, want_scores, atol=1e-6), (
+            f"the scores should be log-probability / length ** alpha: expected {np.round(want_scores, 4)}, "
+            f"got {np.round(got_scores, 4)}")
+        return [(f"exhaustive seed={seed}", got),
+                (f"exhaustive scores seed={seed}", np.round(got_scores, 6))]
+
+
+GREEDY_SEEDS = (91, 92, 93)        # random models over a vocabulary of 6
+
+
+def beam_greedy_and_ranked(beam_search, seed):
+    """beam_size=1 is greedy decoding (up to 8 tokens); with beam_size=5 the three returned beams
+    come best first, each scored log-probability / length ** 0.6. Returns two observations."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        model = random_model(seed, 6)
+        greedy, seen = [], [BOS_ID]
+        for _ in range(8):
+            following = int(np.argmax(model(seen)))
+            greedy.append(following)
+            seen = seen + [following]
+            if following == EOS_ID:
+                break
+        got, _ = beam_search(model, 8, beam_size=1)
+        assert [int(t) for t in got[0]] == greedy, (
+            f"with beam_size=1, beam search should be greedy: {greedy}, got {got[0]}")
+        beams, scores = beam_search(model, 6, beam_size=5, num_beams=3, alpha=0.6)
+        assert len(beams) == 3 and list(scores) == sorted(scores, reverse=True), (
+            "beam_search should return num_beams sequences, best (highest normalised score) first")
+        for sequence, score in zip(beams, scores):
+            assert abs(sequence_value(model, [int(t) for t in sequence], 0.6) - score) < 1e-6, (
+                f"the score of {sequence} should be its log-probability divided by its length ** alpha")
+        return [(f"greedy seed={seed}", got[0]),
+                (f"beams seed={seed}", (beams, np.round(scores, 6)))]

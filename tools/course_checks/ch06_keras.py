@@ -1,0 +1,204 @@
+"""Chapter 6's checks for Keras: the encoder and decoder layers against keras-hub's, padding and
+the causal mask, dropout, and decoder_masks against its definition. Beam search: ch06."""
+import warnings
+
+import keras
+import numpy as np
+from keras import ops
+
+from attention_course.data import BOS_ID, PAD_ID
+
+from . import ch06
+from .ch06 import padded_token_batches  # noqa: F401 (the mask test's inputs, as in PyTorch)
+
+NORM_FIRST = (False, True)         # post-LN, then pre-LN
+
+
+def reference_masks_until_end_of_cell(namespace):
+    """Lend the kernel (`namespace`: its globals()) the reference decoder_masks (NumPy) and ignore
+    warnings, until the hidden region at the end of the cell calls `.end()` on the result."""
+    return ch06.until_end_of_cell(namespace, decoder_masks=ch06.reference_decoder_masks)
+
+
+def copy_attention(mine, theirs, width, heads):
+    """Our query, key, value and output Dense layers (d, d) -> keras-hub's per-head kernels
+    (d, h, d_k) and (h, d_k, d)."""
+    d_k = width // heads
+    for ours_dense, their_dense in ((mine.query, theirs._query_dense), (mine.key, theirs._key_dense),
+                                    (mine.value, theirs._value_dense)):
+        their_dense.kernel.assign(ops.reshape(ours_dense.kernel, (width, heads, d_k)))
+        their_dense.bias.assign(ops.reshape(ours_dense.bias, (heads, d_k)))
+    theirs._output_dense.kernel.assign(ops.reshape(mine.output_projection.kernel, (heads, d_k, width)))
+    theirs._output_dense.bias.assign(mine.output_projection.bias)
+
+
+def copy_layer(mine, theirs, attentions, norms, width, heads, seed):
+    """Our layer's attentions (pairs: our name, keras-hub's) and feed-forward weights ->
+    keras-hub's layer; random layer-norm weights (drawn with `seed`) into both (pairs of names)."""
+    draw = np.random.default_rng(seed)
+    for ours_name, their_name in attentions:
+        copy_attention(getattr(mine, ours_name), getattr(theirs, their_name), width, heads)
+    for ours_dense, their_dense in ((mine.feed_forward.hidden, theirs._feedforward_intermediate_dense),
+                                    (mine.feed_forward.projection, theirs._feedforward_output_dense)):
+        their_dense.kernel.assign(ours_dense.kernel)
+        their_dense.bias.assign(ours_dense.bias)
+    for ours_name, their_name in norms:                # random layer-norm weights, not the initial 1 and 0
+        gamma = (draw.normal(size=width) * 0.5 + 1).astype("float32")
+        beta = (draw.normal(size=width) * 0.5).astype("float32")
+        for norm in (getattr(mine, ours_name), getattr(theirs, their_name)):
+            norm.gamma.assign(gamma)
+            norm.beta.assign(beta)
+
+
+def encoder_against_library(EncoderLayer, norm_first):
+    """The student's layer with its weights copied into keras-hub's TransformerEncoder (random
+    layer-norm weights) agrees on the real tokens of a padded batch. Returns (name, value)."""
+    import keras_hub                                   # only here: slow to import
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        keras.utils.set_random_seed(21)
+        draw = np.random.default_rng(21)
+        x = draw.normal(size=(3, 6, 12)).astype("float32")                  # (B, S, d_model)
+        real = np.arange(6)[None] < np.array([6, 4, 1])[:, None]             # (B, S)
+        mine = EncoderLayer(12, 3, 20, 0.0, norm_first)
+        mine(x, real[:, None, :])                                            # build, then copy
+        theirs = keras_hub.layers.TransformerEncoder(20, 3, dropout=0.0, activation="relu",
+                                                     layer_norm_epsilon=1e-5, normalize_first=norm_first)
+        theirs(x, padding_mask=real)
+        copy_layer(mine, theirs, [("self_attention", "_self_attention_layer")],
+                   [("attention_norm", "_self_attention_layer_norm"),
+                    ("feed_forward_norm", "_feedforward_layer_norm")], 12, 3, 22)
+        got = ops.convert_to_numpy(mine(x, real[:, None, :])[0])
+        want = ops.convert_to_numpy(theirs(x, padding_mask=real))
+        gap = np.abs(got - want)[real].max()
+        assert gap < 1e-5, (
+            f"with norm_first={norm_first}, your layer differs from keras-hub's TransformerEncoder with the "
+            f"same weights by up to {gap:.3g} on the real tokens: check the order of residual sum, dropout "
+            "and layer norm")
+        return f"encoder = keras-hub, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+def encoder_padding_ignored(EncoderLayer, norm_first):
+    """Changing the input at padded positions changes no output at a real position.
+    Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        keras.utils.set_random_seed(31)
+        draw = np.random.default_rng(31)
+        layer = EncoderLayer(8, 4, 16, 0.0, norm_first)
+        x = draw.normal(size=(2, 7, 8)).astype("float32")                    # (B, S, d_model)
+        real = np.arange(7)[None] < np.array([5, 2])[:, None]                # (B, S)
+        other = x.copy()
+        other[~real] = draw.normal(size=(int((~real).sum()), 8)) * 10         # other padding
+        a, b = (ops.convert_to_numpy(layer(v, real[:, None, :])[0]) for v in (x, other))
+        gap = np.abs(a - b)[real].max()
+        assert gap < 1e-5, (
+            f"with norm_first={norm_first}, changing padded positions changed real outputs by up to "
+            f"{gap:.3g}: pass the attention_mask to the self-attention")
+        return f"padding does not leak, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+def encoder_dropout(EncoderLayer):
+    """With dropout=0.5, two calls with training=True differ and two calls without it are equal;
+    with dropout=0.0 training and inference agree. Returns two observations (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        keras.utils.set_random_seed(41)
+        x = np.random.default_rng(41).normal(size=(2, 4, 8)).astype("float32")   # (B, S, d_model)
+        layer = EncoderLayer(8, 2, 16, 0.5)
+        first, second = (ops.convert_to_numpy(layer(x, training=True)[0]) for _ in range(2))
+        assert np.abs(first - second).max() > 1e-3, (
+            "with training=True, dropout=0.5 should make two calls differ")
+        third, fourth = (ops.convert_to_numpy(layer(x)[0]) for _ in range(2))
+        assert np.array_equal(third, fourth), (
+            "without training=True the layer should give the same output every time")
+        quiet = EncoderLayer(8, 2, 16, 0.0)
+        train_out = ops.convert_to_numpy(quiet(x, training=True)[0])
+        eval_out = ops.convert_to_numpy(quiet(x)[0])
+        assert np.allclose(train_out, eval_out, atol=1e-6), (
+            "with dropout=0.0, training and inference should agree")
+        return [("dropout is used in training mode", True), ("evaluation is deterministic", True)]
+
+
+def masks_against_definition(decoder_masks, B, T, S, tgt, src):
+    """decoder_masks on target ids `tgt` (B, T) and source ids `src` (B, S) (NumPy) against the
+    definition (ch06.reference_decoder_masks). Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        allowed, _ = ch06.reference_decoder_masks(tgt, src)                   # (B, T, T)
+        got_self, got_cross = (ops.convert_to_numpy(m) for m in decoder_masks(tgt, src))
+        assert got_self.shape == (B, T, T) and np.array_equal(got_self, allowed), (
+            f"with B={B}, T={T}: the self-attention mask should allow u <= t where tgt_in[b, u] is not "
+            "PAD_ID")
+        assert got_cross.shape == (B, 1, S) and np.array_equal(got_cross[:, 0], src != PAD_ID), (
+            f"with B={B}, S={S}: the cross-attention mask should be (B, 1, S), True where src is not PAD_ID")
+        return f"masks B={B} T={T} S={S}", (got_self, got_cross)
+
+
+def decoder_against_library(DecoderLayer, norm_first):
+    """The student's layer with its weights copied into keras-hub's TransformerDecoder (random
+    layer-norm weights) agrees on the real tokens of padded batches. Returns (name, value)."""
+    import keras_hub                                   # only here: slow to import
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        keras.utils.set_random_seed(61)
+        draw = np.random.default_rng(61)
+        tgt = np.array([[BOS_ID, 4, 5, 6, 7], [BOS_ID, 4, 5, PAD_ID, PAD_ID],
+                        [BOS_ID, PAD_ID, PAD_ID, PAD_ID, PAD_ID]])                         # (B, T)
+        src = np.array([[4, 5, 6, 7, 8, 9], [4, 5, 6, PAD_ID, PAD_ID, PAD_ID],
+                        [4, PAD_ID, PAD_ID, PAD_ID, PAD_ID, PAD_ID]])                      # (B, S)
+        self_mask, cross_mask = ch06.reference_decoder_masks(tgt, src)
+        y = draw.normal(size=(3, 5, 12)).astype("float32")                     # (B, T, d_model)
+        memory = draw.normal(size=(3, 6, 12)).astype("float32")                # (B, S, d_model)
+        mine = DecoderLayer(12, 4, 24, 0.0, norm_first)
+        mine(y, memory, self_mask, cross_mask)                                 # build, then copy
+        theirs = keras_hub.layers.TransformerDecoder(24, 4, dropout=0.0, activation="relu",
+                                                     layer_norm_epsilon=1e-5, normalize_first=norm_first)
+        pads = dict(decoder_padding_mask=tgt != PAD_ID, encoder_padding_mask=src != PAD_ID)
+        theirs(y, memory, **pads)                                              # causal by default
+        copy_layer(mine, theirs, [("self_attention", "_self_attention_layer"),
+                                  ("cross_attention", "_cross_attention_layer")],
+                   [("self_attention_norm", "_self_attention_layer_norm"),
+                    ("cross_attention_norm", "_cross_attention_layer_norm"),
+                    ("feed_forward_norm", "_feedforward_layer_norm")], 12, 4, 62)
+        got = ops.convert_to_numpy(mine(y, memory, self_mask, cross_mask)[0])
+        want = ops.convert_to_numpy(theirs(y, memory, **pads))
+        real = tgt != PAD_ID
+        gap = np.abs(got - want)[real].max()
+        assert gap < 1e-5, (
+            f"with norm_first={norm_first}, your layer differs from keras-hub's TransformerDecoder with the "
+            f"same weights by up to {gap:.3g}: check the three sublayers' order, the queries and keys of "
+            "the cross-attention (queries from the decoder, keys and values from memory) and where the "
+            "norms go")
+        return f"decoder = keras-hub, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+def decoder_is_causal(DecoderLayer, norm_first):
+    """Through two stacked layers, changing the target input at position 3 changes no output at
+    positions 0 to 2, and does change position 3. Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        keras.utils.set_random_seed(71)
+        draw = np.random.default_rng(71)
+        stack = [DecoderLayer(8, 2, 16, 0.0, norm_first) for _ in range(2)]
+        tgt = np.array([[BOS_ID, 4, 5, 6, 7, 8]])                              # (1, T)
+        src = np.array([[4, 5, 6]])                                            # (1, S)
+        self_mask, cross_mask = ch06.reference_decoder_masks(tgt, src)
+        y = draw.normal(size=(1, 6, 8)).astype("float32")                      # (1, T, d_model)
+        memory = draw.normal(size=(1, 3, 8)).astype("float32")                 # (1, S, d_model)
+        changed = y.copy()
+        changed[0, 3] += 5.0
+        outs = []
+        for inp in (y, changed):
+            for layer in stack:
+                inp = layer(inp, memory, self_mask, cross_mask)[0]
+            outs.append(ops.convert_to_numpy(inp))
+        before = np.abs(outs[0] - outs[1])[0, :3].max()
+        at = np.abs(outs[0] - outs[1])[0, 3].max()
+        assert before < 1e-6 and at > 1e-3, (
+            f"with norm_first={norm_first}: changing position 3 changed positions 0-2 by {before:.3g} "
+            f"(should be 0) and position 3 by {at:.3g} (should change): pass the self-attention mask to "
+            "the self-attention")
+        return f"causal, norm_first={norm_first}", bool(before < 1e-6 and at > 1e-3)

@@ -1,0 +1,209 @@
+"""Chapter 6's checks for PyTorch: the encoder and decoder layers against torch.nn's, padding and
+the causal mask, dropout, and decoder_masks against its definition. Beam search: ch06."""
+import contextlib
+import warnings
+
+import numpy as np
+import torch
+from torch import nn
+
+from attention_course.data import BOS_ID, PAD_ID
+
+from . import ch06
+from .ch06 import padded_token_batches  # noqa: F401 (the mask test's inputs, as in Keras)
+
+NORM_FIRST = (False, True)         # post-LN, then pre-LN
+
+
+def reference_decoder_masks(target_ids, source_ids):
+    """The reference decoder_masks (part 2 is graded alone): (B, T), (B, S) id tensors ->
+    (B, T, T) causal and no padding, (B, 1, S) no padding; boolean, True = allowed."""
+    steps = target_ids.shape[1]
+    lower = torch.ones(steps, steps).tril().bool()
+    return lower[None] & (target_ids != PAD_ID)[:, None, :], (source_ids != PAD_ID)[:, None, :]
+
+
+def reference_masks_until_end_of_cell(namespace):
+    """Lend the kernel (`namespace`: its globals()) the reference decoder_masks and ignore
+    warnings, until the hidden region at the end of the cell calls `.end()` on the result."""
+    return ch06.until_end_of_cell(namespace, decoder_masks=reference_decoder_masks)
+
+
+def copy_attention(mine, theirs):
+    """Our query, key, value and output Linear layers -> torch's in_proj and out_proj."""
+    with torch.no_grad():
+        theirs.in_proj_weight.copy_(torch.cat([mine.query.weight, mine.key.weight, mine.value.weight]))
+        theirs.in_proj_bias.copy_(torch.cat([mine.query.bias, mine.key.bias, mine.value.bias]))
+        theirs.out_proj.weight.copy_(mine.output_projection.weight)
+        theirs.out_proj.bias.copy_(mine.output_projection.bias)
+
+
+def copy_layer(mine, theirs, attentions, norms):
+    """Our layer's attentions (pairs: our name, torch's) and feed-forward weights -> torch's layer;
+    random layer-norm weights (our names, in torch's order norm1, norm2, ...) into both."""
+    for ours_name, their_name in attentions:
+        copy_attention(getattr(mine, ours_name), getattr(theirs, their_name))
+    with torch.no_grad():
+        theirs.linear1.weight.copy_(mine.feed_forward.hidden.weight)
+        theirs.linear1.bias.copy_(mine.feed_forward.hidden.bias)
+        theirs.linear2.weight.copy_(mine.feed_forward.projection.weight)
+        theirs.linear2.bias.copy_(mine.feed_forward.projection.bias)
+        for index, ours_name in enumerate(norms, start=1):
+            norm = getattr(theirs, f"norm{index}")
+            norm.weight.copy_(torch.randn_like(norm.weight) * 0.5 + 1)   # not the initial 1 and 0
+            norm.bias.copy_(torch.randn_like(norm.bias) * 0.5)
+            getattr(mine, ours_name).weight.copy_(norm.weight)
+            getattr(mine, ours_name).bias.copy_(norm.bias)
+
+
+@contextlib.contextmanager
+def library_without_fastpath():
+    """torch.nn's attention without its fast path (which zeroes padded outputs), warnings ignored."""
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a warning is no failure
+            yield
+    finally:
+        torch.backends.mha.set_fastpath_enabled(True)
+
+
+def encoder_against_library(EncoderLayer, norm_first):
+    """The student's layer with its weights copied into torch.nn.TransformerEncoderLayer (random
+    layer-norm weights) agrees on the real tokens of a padded batch. Returns (name, value)."""
+    with library_without_fastpath():
+        torch.manual_seed(21)
+        mine = EncoderLayer(12, 3, 20, 0.0, norm_first).eval()
+        theirs = nn.TransformerEncoderLayer(12, 3, 20, 0.0, batch_first=True, norm_first=norm_first).eval()
+        copy_layer(mine, theirs, [("self_attention", "self_attn")], ["attention_norm", "feed_forward_norm"])
+        x = torch.randn(3, 6, 12)                                             # (B, S, d_model)
+        real = torch.arange(6)[None] < torch.tensor([6, 4, 1])[:, None]       # (B, S)
+        with torch.no_grad():
+            got = mine(x, real[:, None, :])[0]
+            want = theirs(x, src_key_padding_mask=~real)
+        gap = (got - want).abs()[real].max().item()
+        assert gap < 1e-5, (
+            f"with norm_first={norm_first}, your layer differs from torch.nn.TransformerEncoderLayer with "
+            f"the same weights by up to {gap:.3g} on the real tokens: check the order of residual sum, "
+            "dropout and layer norm")
+        return f"encoder = torch.nn, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+def encoder_padding_ignored(EncoderLayer, norm_first):
+    """Changing the input at padded positions changes no output at a real position.
+    Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        torch.manual_seed(31)
+        layer = EncoderLayer(8, 4, 16, 0.0, norm_first).eval()
+        x = torch.randn(2, 7, 8)                                               # (B, S, d_model)
+        real = torch.arange(7)[None] < torch.tensor([5, 2])[:, None]           # (B, S)
+        other = x.clone()
+        other[~real] = torch.randn(int((~real).sum()), 8) * 10                 # other padding
+        with torch.no_grad():
+            a, b = (layer(v, real[:, None, :])[0] for v in (x, other))
+        gap = (a - b).abs()[real].max().item()
+        assert gap < 1e-5, (
+            f"with norm_first={norm_first}, changing padded positions changed real outputs by up to "
+            f"{gap:.3g}: pass the attention_mask to the self-attention")
+        return f"padding does not leak, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+def encoder_dropout(EncoderLayer):
+    """With dropout=0.5, two calls in training mode differ and two in evaluation mode are equal;
+    with dropout=0.0 both modes agree. Returns two observations (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        torch.manual_seed(41)
+        layer = EncoderLayer(8, 2, 16, 0.5)
+        x = torch.randn(2, 4, 8)                                               # (B, S, d_model)
+        layer.train()
+        with torch.no_grad():
+            first, second = layer(x)[0], layer(x)[0]
+        assert (first - second).abs().max() > 1e-3, (
+            "in training mode, dropout=0.5 should make two calls differ")
+        layer.eval()
+        with torch.no_grad():
+            third, fourth = layer(x)[0], layer(x)[0]
+        assert torch.equal(third, fourth), (
+            "in evaluation mode the layer should give the same output every time")
+        quiet = EncoderLayer(8, 2, 16, 0.0)
+        with torch.no_grad():
+            train_out = quiet.train()(x)[0]
+            eval_out = quiet.eval()(x)[0]
+        assert torch.allclose(train_out, eval_out, atol=1e-6), (
+            "with dropout=0.0, training and evaluation modes should agree")
+        return [("dropout is used in training mode", True), ("evaluation is deterministic", True)]
+
+
+def masks_against_definition(decoder_masks, B, T, S, tgt, src):
+    """decoder_masks on target ids `tgt` (B, T) and source ids `src` (B, S) (NumPy, given as
+    tensors) against the definition (ch06.reference_decoder_masks). Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        allowed, _ = ch06.reference_decoder_masks(tgt, src)                   # (B, T, T)
+        got_self, got_cross = decoder_masks(torch.from_numpy(tgt), torch.from_numpy(src))
+        assert tuple(got_self.shape) == (B, T, T) and np.array_equal(got_self.numpy(), allowed), (
+            f"with B={B}, T={T}: the self-attention mask should allow u <= t where tgt_in[b, u] is not "
+            "PAD_ID")
+        assert (tuple(got_cross.shape) == (B, 1, S)
+                and np.array_equal(got_cross.numpy()[:, 0], src != PAD_ID)), (
+            f"with B={B}, S={S}: the cross-attention mask should be (B, 1, S), True where src is not PAD_ID")
+        return f"masks B={B} T={T} S={S}", (got_self, got_cross)
+
+
+def decoder_against_library(DecoderLayer, norm_first):
+    """The student's layer with its weights copied into torch.nn.TransformerDecoderLayer (random
+    layer-norm weights) agrees on the real tokens of padded batches. Returns (name, value)."""
+    with library_without_fastpath():
+        torch.manual_seed(61)
+        mine = DecoderLayer(12, 4, 24, 0.0, norm_first).eval()
+        theirs = nn.TransformerDecoderLayer(12, 4, 24, 0.0, batch_first=True, norm_first=norm_first).eval()
+        copy_layer(mine, theirs, [("self_attention", "self_attn"), ("cross_attention", "multihead_attn")],
+                   ["self_attention_norm", "cross_attention_norm", "feed_forward_norm"])
+        tgt = torch.tensor([[BOS_ID, 4, 5, 6, 7], [BOS_ID, 4, 5, PAD_ID, PAD_ID],
+                            [BOS_ID, PAD_ID, PAD_ID, PAD_ID, PAD_ID]])                    # (B, T)
+        src = torch.tensor([[4, 5, 6, 7, 8, 9], [4, 5, 6, PAD_ID, PAD_ID, PAD_ID],
+                            [4, PAD_ID, PAD_ID, PAD_ID, PAD_ID, PAD_ID]])                 # (B, S)
+        self_mask, cross_mask = reference_decoder_masks(tgt, src)
+        y, memory = torch.randn(3, 5, 12), torch.randn(3, 6, 12)
+        with torch.no_grad():
+            got = mine(y, memory, self_mask, cross_mask)[0]
+            want = theirs(y, memory, tgt_mask=~torch.ones(5, 5).tril().bool(),
+                          tgt_key_padding_mask=tgt == PAD_ID, memory_key_padding_mask=src == PAD_ID)
+        real = tgt != PAD_ID
+        gap = (got - want).abs()[real].max().item()
+        assert gap < 1e-5, (
+            f"with norm_first={norm_first}, your layer differs from torch.nn.TransformerDecoderLayer with "
+            f"the same weights by up to {gap:.3g}: check the three sublayers' order, the queries and keys "
+            "of the cross-attention (queries from the decoder, keys and values from memory) and where the "
+            "norms go")
+        return f"decoder = torch.nn, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+def decoder_is_causal(DecoderLayer, norm_first):
+    """Through two stacked layers, changing the target input at position 3 changes no output at
+    positions 0 to 2, and does change position 3. Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        torch.manual_seed(71)
+        stack = [DecoderLayer(8, 2, 16, 0.0, norm_first).eval() for _ in range(2)]
+        tgt = torch.tensor([[BOS_ID, 4, 5, 6, 7, 8]])                          # (1, T)
+        src = torch.tensor([[4, 5, 6]])                                        # (1, S)
+        self_mask, cross_mask = reference_decoder_masks(tgt, src)
+        y, memory = torch.randn(1, 6, 8), torch.randn(1, 3, 8)
+        changed = y.clone()
+        changed[0, 3] += 5.0
+        outs = []
+        with torch.no_grad():
+            for inp in (y, changed):
+                for layer in stack:
+                    inp = layer(inp, memory, self_mask, cross_mask)[0]
+                outs.append(inp)
+        before = (outs[0] - outs[1])[0, :3].abs().max().item()
+        at = (outs[0] - outs[1])[0, 3].abs().max().item()
+        assert before < 1e-6 and at > 1e-3, (
+            f"with norm_first={norm_first}: changing position 3 changed positions 0-2 by {before:.3g} "
+            f"(should be 0) and position 3 by {at:.3g} (should change): pass the self-attention mask to "
+            "the self-attention")
+        return f"causal, norm_first={norm_first}", bool(before < 1e-6 and at > 1e-3)

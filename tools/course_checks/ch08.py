@@ -1,0 +1,330 @@
+"""Chapter 08 (GPT-2): the cases, the NumPy references and the framework-free checks that the
+PyTorch and the Keras checks share. Framework-free: NumPy only (the framework modules pass in what
+touches tensors)."""
+import contextlib
+import warnings
+
+import numpy as np
+
+# Part 1, causal self-attention with a key-value cache.
+# Known weights in the student's layer and in the library's causal attention: B = 1, L = 1, h = 1
+# and h = d_model among them.
+LIBRARY_CASES = (               # (B, L, d_model, h, seed)
+    (2, 6, 12, 3, 31),
+    (1, 4, 8, 1, 32),
+    (3, 5, 6, 6, 33),
+    (2, 1, 8, 2, 34),
+)
+GPT2_WEIGHTS_SEED, GPT2_IDS_SEED = 35, 36   # the library GPT-2's random weights; its tokens (3, 14)
+# Changing the input at position 4 of 9 (B = 2, d_model = 12).
+CAUSAL_CASES = (                # (h, seed)
+    (1, 41),
+    (4, 42),
+)
+# The key-value cache (B = 2, L = 10, d_model = 12, h = 3): the new positions of each call.
+CACHE_SEED = 51
+CACHE_CASES = (                 # (how, the number of new positions of each call)
+    ("one position at a time after a prompt of 4", (4, 1, 1, 1, 1, 1, 1)),
+    ("in chunks of 3, 5 and 2", (3, 5, 2)),
+)
+
+# Part 2, the filters.
+TOP_K_CASES = (                 # ((B, V), k): logits drawn with seed 61 + k
+    ((6, 50), 1),
+    ((6, 50), 7),
+    ((6, 50), 50),
+    ((1, 7), 3),
+    ((1, 7), 7),
+)
+TOP_P_SEED, TOP_P_SHAPE = 71, (8, 40)
+TOP_P_CASES = (                 # (scale of the logits: flat to peaked rows, p, after top-k)
+    (0.5, 0.75, False),
+    (2.0, 0.3, False),
+    (2.0, 0.95, False),
+    (4.0, 0.75, False),
+    (1.0, 0.75, True),
+    (3.0, 0.5, True),
+)
+
+# Part 3, sampling: one row of 8 logits, repeated.
+SAMPLING_ROW = (0.3, 2.0, -1.0, 1.0, -2.0, 1.6, 0.0, -0.5)
+SAMPLING_DRAWS = 20_000
+SAMPLING_CASES = (              # (temperature, top_k, top_p, seed)
+    (1.0, None, None, 81),
+    (0.5, None, None, 82),
+    (2.0, 3, None, 83),
+    (0.5, None, 0.8, 84),
+    (1.3, 5, 0.6, 85),
+)
+COLDEST_SEED, SEEDED_RUNS = 86, (87, 87, 88)
+
+# Part 4, generation: a small GPT-2 (vocabulary 60, max_len 40, 1 layer) continues prompts.
+GENERATE_SEED, GENERATE_NEW_TOKENS = 91, 10   # the model's and the three random prompts' seed
+GENERATE_CASES = (              # (the prompts: None = three random ones of 4 tokens, generate's settings)
+    (None, (("temperature", 0),)),
+    (None, (("temperature", 0.9), ("top_k", 10), ("seed", 5))),
+    (((7,),), (("temperature", 0.7), ("top_k", 20), ("top_p", 0.8), ("seed", 7))),
+)
+CALLS_SEED = 95                 # the model's and the two prompts' (2, 5) seed; 8 new tokens
+
+
+@contextlib.contextmanager
+def warnings_ignored():
+    """Warnings ignored while the block runs: a warning is no failure (nbgrader would score a cell 0
+    for anything on stderr)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@contextlib.contextmanager
+def references_in(namespace, references):
+    """The kernel's names in `references` bound to the reference versions there (parts graded on
+    their own) while the block runs; the kernel's own values back afterwards, whatever happens."""
+    yours = {name: namespace.get(name) for name in references}
+    namespace.update(references)
+    try:
+        yield
+    finally:
+        namespace.update(yours)
+
+
+class GradedCell:
+    """What the hidden regions of a visible test cell open and close: the reference versions of
+    some of the kernel's names swapped in, and warnings ignored, until restore()."""
+
+    def __init__(self, namespace, references):
+        self.namespace = namespace
+        self.yours = {name: namespace.get(name) for name in references}
+        namespace.update(references)
+        self.quiet = warnings.catch_warnings()
+        self.quiet.__enter__()
+        warnings.simplefilter("ignore")
+
+    def restore(self):
+        """Warnings as they were, and the kernel's own values of the names."""
+        self.quiet.__exit__(None, None, None)
+        self.namespace.update(self.yours)
+
+
+# ---------------------------------------------------------------- part 1
+def causal_verdict(h, before, after, later):
+    """The verdict on causality from the largest change of the outputs at positions 0 to 3
+    (`before`), the smallest largest change at positions 4 to 8 (`after`) and the largest weight
+    on a later position (`later`): the observation."""
+    assert later == 0, (
+        f"h={h}: some weights on later positions are not 0 (up to {later:.3g}): position i may attend to "
+        "the positions j <= i only")
+    assert before < 1e-6, (
+        f"h={h}: changing the input at position 4 changed the outputs at positions 0 to 3 (by up to "
+        f"{before:.3g}): an earlier position must not see a later one")
+    assert after > 1e-4, (
+        f"h={h}: changing the input at position 4 left some of the outputs at positions 4 to 8 unchanged: "
+        "position i should see every position j <= i, itself included")
+    return f"causal, h={h}", [before < 1e-6, after > 1e-4, later]
+
+
+# ---------------------------------------------------------------- part 2
+def top_k_logits(rows, k):
+    """Random logits `rows` = (B, V), float32, for top_k_filter with k."""
+    return (np.random.default_rng(61 + k).normal(size=rows) * 2).astype("float32")
+
+
+def kept_the_k_largest(what, got, logits, k):
+    """Assert that the filtered logits `got` (NumPy (B, V)) keep exactly the k largest of each row
+    of `logits`, unchanged, and -inf elsewhere; returns which ones they keep."""
+    finite = np.isfinite(got)
+    want = np.zeros(logits.shape, dtype=bool)
+    np.put_along_axis(want, np.argsort(-logits, axis=-1)[:, :k], True, axis=-1)
+    assert np.array_equal(finite, want), (
+        f"{what}: kept {finite.sum(-1).tolist()} logits per row, not always the {k} largest")
+    assert np.array_equal(got[want], logits[want]) and np.all(got[~want] == -np.inf), (
+        f"{what}: the kept logits should be unchanged and the others -inf")
+    return finite
+
+
+def top_p_logits(scale, after_top_k):
+    """Random logits (8, 40), float32, times `scale`; after top-k: -inf outside each row's 10
+    largest, as top_k_filter(logits, 10) leaves them."""
+    logits = (np.random.default_rng(TOP_P_SEED).normal(size=TOP_P_SHAPE) * scale).astype("float32")
+    if after_top_k:
+        tenth = np.sort(logits, axis=-1)[:, -10:-9]
+        logits = np.where(logits < tenth, -np.inf, logits).astype("float32")
+    return logits
+
+
+def top_p_label(scale, mass, after_top_k):
+    """How the feedback names a top-p case."""
+    after = " after top-k" if after_top_k else ""
+    return f"top_p_filter with p={mass} on rows of logits times {scale}" + after
+
+
+def nucleus(row_logits, mass):
+    """Which tokens the smallest set of most probable ones that reaches `mass` holds (NumPy)."""
+    finite = np.isfinite(row_logits)
+    weights = np.where(finite, np.exp(row_logits - row_logits[finite].max()), 0.0)
+    weights = weights / weights.sum()
+    ranked = np.argsort(-weights, kind="stable")
+    count = int(np.searchsorted(np.cumsum(weights[ranked]), mass) + 1)
+    chosen = np.zeros(row_logits.shape, dtype=bool)
+    chosen[ranked[:count]] = True
+    return chosen
+
+
+def kept_the_nucleus(what, got, logits, mass):
+    """Assert that the filtered logits `got` (NumPy (B, V)) keep exactly each row's smallest set of
+    most probable tokens that reaches `mass`, unchanged; returns which ones they keep."""
+    want = np.stack([nucleus(row, mass) for row in logits.astype("float64")])
+    finite = np.isfinite(got)
+    assert np.array_equal(finite, want), (
+        f"{what}: kept {finite.sum(-1).tolist()} tokens per row, the smallest sets that reach p hold "
+        f"{want.sum(-1).tolist()}: keep each token while the more probable ones hold less than p")
+    assert np.array_equal(got[want], logits[want]), f"{what}: the kept logits should be unchanged"
+    return finite
+
+
+# ---------------------------------------------------------------- part 3
+def draw_probabilities(row, temperature, top_k, top_p):
+    """The probabilities to draw from, in NumPy float64: temperature, then top-k, then top-p."""
+    scaled = row.astype("float64") / temperature
+    if top_k is not None:
+        scaled = np.where(scaled < np.sort(scaled)[-top_k], -np.inf, scaled)
+    chance = np.exp(scaled - scaled.max())
+    chance = chance / chance.sum()
+    if top_p is not None:
+        ranked = np.argsort(-chance)
+        before = np.cumsum(chance[ranked]) - chance[ranked]
+        chance[ranked[before >= top_p]] = 0.0
+        chance = chance / chance.sum()
+    return chance
+
+
+def draws_within_five_sigma(sample_next, as_tensor, row, temperature, top_k, top_p, seed):
+    """SAMPLING_DRAWS draws of sample_next from `row` repeated: every token's count within 5
+    standard deviations of its expected count; the observation."""
+    n = SAMPLING_DRAWS
+    what = f"temperature={temperature}, top_k={top_k}, top_p={top_p}"
+    draws = sample_next(as_tensor(np.tile(row, (n, 1))), np.random.default_rng(seed),
+                        temperature=temperature, top_k=top_k, top_p=top_p)
+    assert isinstance(draws, np.ndarray) and draws.shape == (n,), (
+        f"{what}: expected a NumPy array of {n} tokens, got {type(draws).__name__} "
+        f"{getattr(draws, 'shape', '')}")
+    chance = draw_probabilities(row, temperature, top_k, top_p)
+    counts = np.bincount(draws.astype(np.int64), minlength=8)[:8]
+    sigma = np.sqrt(n * chance * (1 - chance))
+    fine = bool(np.all(np.abs(counts - n * chance) < 5 * sigma + 1) and len(np.bincount(draws)) <= 8)
+    assert fine, (
+        f"{what}: {n:,} draws gave the counts {counts.tolist()}; expected about "
+        f"{np.round(n * chance).astype(int).tolist()} (within 5 standard deviations): divide the logits by "
+        "the temperature first, then top-k, then top-p on what is left, and draw from the softmax")
+    return f"draws within 5 sigma, {what}", fine
+
+
+def sampling_draws(sample_next, as_tensor):
+    """sample_next's draws for every case of SAMPLING_CASES, at temperature 0.001, and with the
+    same seed twice and another; as_tensor: NumPy logits -> the framework's tensor. The
+    observations."""
+    row = np.array(SAMPLING_ROW, dtype="float32")
+    observations = []
+    with warnings_ignored():
+        for temperature, top_k, top_p, seed in SAMPLING_CASES:
+            observations.append(
+                draws_within_five_sigma(sample_next, as_tensor, row, temperature, top_k, top_p, seed))
+        coldest = sample_next(as_tensor(np.tile(row, (1000, 1))), np.random.default_rng(COLDEST_SEED),
+                              temperature=1e-3)
+        assert np.all(np.asarray(coldest) == 1), (
+            "with temperature=0.001 every draw should be the most probable token (1): the distribution is "
+            "almost all on it")
+        observations.append(("temperature 0.001 gives the most probable token", True))
+        rows = as_tensor(np.tile(row, (2000, 1)))
+        runs = [np.asarray(sample_next(rows, np.random.default_rng(seed), temperature=0.9))
+                for seed in SEEDED_RUNS]
+    assert np.array_equal(runs[0], runs[1]) and not np.array_equal(runs[0], runs[2]), (
+        "the same seed should give the same tokens and another seed other tokens: take every random number "
+        "from rng")
+    observations.append(("seeded draws", True))
+    return observations
+
+
+# ---------------------------------------------------------------- part 4
+def generate_cases():
+    """(prompts (B, P), generate's settings) for each case of GENERATE_CASES."""
+    three = np.random.default_rng(GENERATE_SEED).integers(0, 60, size=(3, 4))
+    return [(three if prompt is None else np.array(prompt), dict(settings))
+            for prompt, settings in GENERATE_CASES]
+
+
+def first_difference(tokens, other_tokens):
+    """The first position (B, P) at which two sequences of tokens differ in some row."""
+    return int(np.argmax(np.any(tokens != np.asarray(other_tokens), axis=0)))
+
+
+def generated_tokens(generate, model, reference_tokens):
+    """generate's tokens on the model for every case of GENERATE_CASES, with and without the cache,
+    against reference_tokens(model, prompt, count, **settings); the observations."""
+    observations = []
+    for prompt, settings in generate_cases():
+        what = f"{prompt.shape[0]} prompts of {prompt.shape[1]} tokens, " + ", ".join(
+            f"{key}={value}" for key, value in settings.items())
+        want = reference_tokens(model, prompt, GENERATE_NEW_TOKENS, **settings)
+        with_cache = generate(model, prompt.copy(), GENERATE_NEW_TOKENS, use_cache=True, **settings)
+        without_cache = generate(model, prompt.copy(), GENERATE_NEW_TOKENS, use_cache=False, **settings)
+        assert isinstance(with_cache, np.ndarray) and with_cache.shape == want.shape, (
+            f"{what}: expected a NumPy array {want.shape}, got {type(with_cache).__name__} "
+            f"{getattr(with_cache, 'shape', '')}")
+        assert np.array_equal(with_cache, without_cache), (
+            f"{what}: the tokens with the cache differ from those without it (first at step "
+            f"{first_difference(with_cache, without_cache) - prompt.shape[1]}): with the cache, pass only "
+            "the new tokens (B, 1) and the cache of the previous call")
+        assert np.array_equal(with_cache, want), (
+            f"{what}: your tokens differ from the reference's with the same seed: rng = "
+            "np.random.default_rng(seed), then one sample_next(logits of the last position, rng, "
+            "temperature, top_k, top_p) per step")
+        observations.append((f"generated, {what}", [with_cache, without_cache]))
+    return observations
+
+
+class Recorder:
+    """The model, recording the shape of the tokens of every call (shape_of: tokens -> a tuple of
+    ints) and whether a cache came with them."""
+
+    def __init__(self, model, shape_of):
+        self._model, self._shape_of, self.calls = model, shape_of, []
+
+    def __call__(self, token_ids, cache=None, *args, **kwargs):
+        self.calls.append((self._shape_of(token_ids), cache is not None))
+        return self._model(token_ids, cache, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+
+def recorded_calls(generate, model, shape_of):
+    """The calls of the model by generate on 2 prompts of 5 tokens, 8 new tokens: (with the cache,
+    without it), each a list of (shape of the tokens, with a cache)."""
+    prompt = np.random.default_rng(CALLS_SEED).integers(0, 60, size=(2, 5))
+    record = Recorder(model, shape_of)
+    generate(record, prompt, 8, temperature=0.8, top_k=20, seed=1)
+    cached_calls = list(record.calls)
+    record.calls.clear()
+    generate(record, prompt, 8, temperature=0.8, top_k=20, seed=1, use_cache=False)
+    return cached_calls, list(record.calls)
+
+
+def calls_verdict(cached_calls, full_calls):
+    """With the cache: the prompts once, then only the new tokens with the cache; without it: the
+    whole sequence so far every time, never a cache. The observations."""
+    steps = len(cached_calls) - 1
+    cached_right = (len(cached_calls) >= 1 and cached_calls[0] == ((2, 5), False) and steps in (7, 8)
+                    and all(call == ((2, 1), True) for call in cached_calls[1:]))
+    assert cached_right, (
+        "with use_cache=True the model should get the prompts once, (2, 5) without a cache, then only the "
+        f"new tokens, (2, 1) with the cache, 7 or 8 times; it got (shape, with a cache): {cached_calls[:5]}"
+        + (" ..." if len(cached_calls) > 5 else ""))
+    full_right = (len(full_calls) in (8, 9)
+                  and all(call == ((2, 5 + i), False) for i, call in enumerate(full_calls)))
+    assert full_right, (
+        "with use_cache=False the model should get the whole sequence so far every time, (2, 5), (2, 6), "
+        "..., without a cache; it got (shape, with a cache): "
+        f"{full_calls[:5]}" + (" ..." if len(full_calls) > 5 else ""))
+    return [("model calls with the cache", cached_right), ("model calls without the cache", full_right)]
