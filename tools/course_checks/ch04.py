@@ -1,0 +1,212 @@
+"""Chapter 4 (multi-head attention): what the Keras and the PyTorch checks share, NumPy only.
+
+The test cases (the same in both notebooks), the hints the feedback adds, the known weights and
+inputs drawn from a seed, the swap of reference parts into the kernel while parts 2 to 5
+are graded, and the assertions that compare a layer with the library's multi-head attention.
+"""
+import warnings
+
+import numpy as np
+
+# Part 1: split_heads and merge_heads on other shapes; and no loop over the heads.
+# (B, L, d_model, h, seed): B = 1, L = 1, h = 1 and h = d_model among them
+SPLIT_CASES = ((1, 4, 6, 3, 11), (3, 1, 5, 1, 12), (2, 5, 12, 12, 13), (4, 3, 16, 4, 14))
+# (B, h, L, d_head, seed): B = 1, L = 1, h = 1 and d_head = 1 among them
+MERGE_CASES = ((1, 3, 4, 2, 21), (3, 1, 5, 4, 22), (2, 6, 1, 3, 23), (4, 5, 3, 1, 24))
+SPLIT_COUNT_SEED, MERGE_COUNT_SEED = 15, 25     # the inputs of the operation counts, (2, 5, 32) wide
+FEW_HEADS, MANY_HEADS = 2, 16
+EXTRA_OPERATIONS_LIMIT = 14                     # 16 heads may run fewer than this many more operations
+
+# Part 2: the layer, without masks; and the ValueError.
+INDIVISIBLE_SIZES = ((12, 5), (6, 4), (7, 2))   # (d_model, h): h does not divide d_model
+# (B, L, d_model, h, seed): B = 1, L = 1, h = 1 and h = d_model among them
+SELF_ATTENTION_CASES = ((3, 5, 12, 3, 31), (1, 1, 6, 6, 32), (2, 4, 8, 1, 33), (4, 7, 20, 5, 34))
+SELF_ATTENTION_HINT = (": check how the heads get their columns of the projections, the scaling by "
+                       "sqrt(d_head), and the output projection")
+
+# Part 3: masks of shapes (B, L, S), (B, 1, S) and (L, S).
+MASK_CASES = (                                  # (B, L, d_model, h, real lengths, kind, seed)
+    (3, 6, 12, 3, (6, 2, 4), "padding (B, 1, S)", 41),
+    (2, 5, 6, 1, (5, 3), "padding and causal (B, L, S)", 42),
+    (2, 4, 8, 8, (4, 4), "causal (L, S)", 43),
+    (1, 7, 10, 2, (5,), "padding and causal (B, L, S)", 44),
+    (4, 3, 16, 4, (3, 1, 2, 3), "padding (B, 1, S)", 45),
+)
+MASK_HINT = (": a mask of shape (B, L, S), (B, 1, S) or (L, S) (True = may attend) applies to every head of "
+             "its batch row")
+
+# Part 4: cross-attention, without and with padding masks on the source.
+CROSS_ATTENTION_CASES = ((3, 4, 7, 12, 3, 51), (2, 6, 1, 8, 8, 52), (1, 1, 5, 6, 1, 53),
+                         (4, 2, 9, 16, 4, 54))   # (B, L, S, d_model, h, seed)
+CROSS_ATTENTION_HINT = ": the queries come from query_input, the keys and values from key_value_input"
+PADDED_CROSS_ATTENTION_CASES = (
+    # (B, L, S, d_model, h, real lengths of the source, a (B, L, S) mask rather than (B, 1, S), seed)
+    (3, 4, 7, 12, 3, (7, 2, 5), False, 61), (2, 5, 3, 16, 8, (1, 3), True, 62),
+    (1, 3, 5, 6, 6, (4,), False, 63), (4, 2, 5, 8, 1, (5, 1, 3, 2), False, 64),
+)
+PADDING_HINT = (": a padding mask on the source (True = may attend) applies to every head of its "
+                "batch row")
+
+# Part 5: the number of operations of one forward pass must not grow with the number of heads.
+BATCHED_SEED = 71                               # draws target (3, 4, 48), source (3, 6, 48), x (1, 6, 32)
+BATCHED_CASES = (                               # (what, d_model, few heads, many heads, forward pass)
+    ("cross-attention (B=3, L=4, S=6, d_model=48)", 48, 3, 24, "cross-attention"),
+    ("self-attention with a causal mask (B=1, L=6, d_model=32)", 32, 1, 32, "causal self-attention"),
+)
+PROJECTIONS = ("query", "key", "value", "output_projection")
+
+
+class ReferenceParts:
+    """The reference split_heads, merge_heads and attention in the kernel's namespace, and warnings
+    ignored (a warning is no failure), between install() and restore(), or inside a `with` block:
+    part 1 is graded on its own, so parts 2 to 5 grade the layer with parts that are right.
+
+    A visible test cell installs them in the hidden region above its tests and restores the
+    student's in the one below (if a visible test fails, they stay installed, as they always did)."""
+
+    def __init__(self, namespace, parts):
+        self.namespace = namespace              # the kernel's globals()
+        self.parts = parts                      # {name: reference function}
+        self.yours = None
+        self.quiet = warnings.catch_warnings()
+
+    def install(self):
+        """Keep the student's parts, put the references in their place, silence warnings."""
+        self.yours = {name: self.namespace.get(name) for name in self.parts}
+        self.namespace.update(self.parts)
+        self.quiet.__enter__()
+        warnings.simplefilter("ignore")
+        return self
+
+    def restore(self):
+        """Warnings as before, and the student's parts back."""
+        try:
+            self.quiet.__exit__(None, None, None)
+        finally:
+            self.namespace.update(self.yours)
+
+    def __enter__(self):
+        return self.install()
+
+    def __exit__(self, *exception):
+        self.restore()
+        return False
+
+
+def normal_inputs(seed, *shapes):
+    """Standard normal float32 arrays of these shapes, drawn in turn from one generator."""
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=shape).astype("float32") for shape in shapes]
+
+
+def known_projections(d_model, seed, identity_output=False):
+    """{projection name: (weight (d_model, d_model), bias (d_model,))}, float32, in the order
+    PROJECTIONS, drawn from `seed` (the output projection the identity if asked, without draws)."""
+    rng = np.random.default_rng(seed)
+    projections = {}
+    for name in PROJECTIONS:
+        if name == "output_projection" and identity_output:
+            projections[name] = (np.eye(d_model, dtype="float32"), np.zeros(d_model, dtype="float32"))
+        else:
+            weight = rng.normal(0.0, d_model ** -0.5, size=(d_model, d_model)).astype("float32")
+            projections[name] = (weight, rng.normal(0.0, 0.1, size=d_model).astype("float32"))
+    return projections
+
+
+def refuses_indivisible_heads(MultiHeadAttention):
+    """MultiHeadAttention(d_model, h) must raise ValueError when h does not divide d_model."""
+    for d_model, num_heads in INDIVISIBLE_SIZES:
+        try:
+            MultiHeadAttention(d_model, num_heads)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"MultiHeadAttention({d_model}, {num_heads}) should raise ValueError: "
+                                 f"{num_heads} heads do not divide d_model = {d_model}")
+
+
+def self_attention_what(B, L, d_model, num_heads):
+    """The name of a case of SELF_ATTENTION_CASES."""
+    return f"self-attention with B={B}, L={L}, d_model={d_model}, h={num_heads}"
+
+
+def masked_self_attention_what(kind, mask_shape, B, L, d_model, num_heads):
+    """The name of a case of MASK_CASES, with its mask's shape."""
+    return (f"self-attention with a {kind} mask of shape {tuple(mask_shape)}, B={B}, L={L}, "
+            f"d_model={d_model}, h={num_heads}")
+
+
+def cross_attention_what(B, L, S, d_model, num_heads):
+    """The name of a case of CROSS_ATTENTION_CASES."""
+    return f"cross-attention with B={B}, L={L}, S={S}, d_model={d_model}, h={num_heads}"
+
+
+def padded_cross_attention_what(mask_shape, B, L, S, d_model, num_heads):
+    """The name of a case of PADDED_CROSS_ATTENTION_CASES, with its mask's shape."""
+    return (f"cross-attention with a padding mask of shape {tuple(mask_shape)}, B={B}, L={L}, S={S}, "
+            f"d_model={d_model}, h={num_heads}")
+
+
+def assert_output_and_weights(what, result):
+    """The layer's result must be a pair (output, weights)."""
+    assert isinstance(result, tuple) and len(result) == 2, (
+        f"{what}: the layer should return (output, weights)")
+
+
+def assert_layer_shapes(what, output_shape, weights_shape, B, L, S, d_model, num_heads):
+    """output (B, L, d_model) and weights (B, h, L, S)."""
+    assert output_shape == (B, L, d_model) and weights_shape == (B, num_heads, L, S), (
+        f"{what}: expected an output of shape (B, L, d_model) = {(B, L, d_model)} and weights of shape "
+        f"(B, h, L, S) = {(B, num_heads, L, S)}, got {output_shape} and {weights_shape}")
+
+
+def assert_weights_agree(what, hint, library, weights_err):
+    """The weights within 1e-5 of the library's (`library`: its name; weights_err: the largest gap)."""
+    assert weights_err < 1e-5, (
+        f"{what}: the weights differ from {library}'s (with the same weights loaded) by up to "
+        f"{weights_err:.3g}{hint}")
+
+
+def assert_output_agrees(what, hint, library, output_err):
+    """The output within 1e-5 of the library's, once the weights agree."""
+    assert output_err < 1e-5, (
+        f"{what}: the weights are right, but the output differs from {library}'s by up to "
+        f"{output_err:.3g}{hint}")
+
+
+def split_heads_count_observation(counts):
+    """The assertion on split_heads' operation counts ({heads: operations}, for FEW_HEADS and
+    MANY_HEADS); returns the observation."""
+    few, many = counts[FEW_HEADS], counts[MANY_HEADS]
+    assert many - few < EXTRA_OPERATIONS_LIMIT, (
+        f"split_heads(x, {MANY_HEADS}) ran {many} operations and split_heads(x, {FEW_HEADS}) {few}: it does "
+        "some work once per head (a loop, or per-head pieces?); a reshape and a transpose run the same "
+        "operations for any h")
+    return f"split_heads runs the same operations for {FEW_HEADS} and {MANY_HEADS} heads", True
+
+
+def merge_heads_count_observation(counts):
+    """The assertion on merge_heads' operation counts ({heads: operations}, for FEW_HEADS and
+    MANY_HEADS); returns the observation."""
+    few, many = counts[FEW_HEADS], counts[MANY_HEADS]
+    assert many - few < EXTRA_OPERATIONS_LIMIT, (
+        f"merge_heads ran {many} operations for {MANY_HEADS} heads and {few} for {FEW_HEADS}: it does some "
+        "work once per head (a loop, or per-head pieces?); a transpose and a reshape run the same "
+        "operations for any h")
+    return f"merge_heads runs the same operations for {FEW_HEADS} and {MANY_HEADS} heads", True
+
+
+def no_work_per_head(MultiHeadAttention, what, d_model, few, many, run, count_operations):
+    """One forward pass run(layer) with `many` heads must run fewer than many - few operations
+    more than one with `few` heads (count_operations: the framework's counter; the first call of
+    each layer, which builds a Keras layer, is not counted); returns the observation."""
+    counts = {}
+    for num_heads in (few, many):
+        layer = MultiHeadAttention(d_model, num_heads)
+        run(layer)                                              # a first call, not counted
+        counts[num_heads] = count_operations(lambda: run(layer))
+    assert counts[many] - counts[few] < many - few, (
+        f"{what}: one forward pass ran {counts[many]} operations with {many} heads and "
+        f"{counts[few]} with {few}: your layer does some work once per head (a loop over the heads, "
+        "or per-head pieces?). A batched layer runs the same operations whatever the number of heads")
+    return f"{what}: no work per head", True

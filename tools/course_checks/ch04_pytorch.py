@@ -1,0 +1,231 @@
+"""Chapter 4 (multi-head attention), PyTorch: the hidden tests' checks.
+
+Part 1 checks split_heads and merge_heads against their definition; parts 2 to 4 check the layer
+against nn.MultiheadAttention with the same weights loaded into both (the chapter's recipe,
+section 4.6), with reference parts swapped in (`reference_parts`); part 5 counts the operations of
+one forward pass. The cases, hints and shared assertions are in ``ch04``.
+"""
+import numpy as np
+import torch
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from attention_course.torch_self_attention import scaled_dot_product_attention
+
+from . import ch04, reference, torch_reference
+from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
+                   PADDED_CROSS_ATTENTION_CASES, SELF_ATTENTION_CASES, SPLIT_CASES,
+                   refuses_indivisible_heads)
+
+LIBRARY = "nn.MultiheadAttention"
+# What parts 2 to 5 grade the layer with: chapter 3's attention (the course package's, which the
+# notebook imports), and reference split_heads and merge_heads.
+REFERENCE_PARTS = dict(split_heads=torch_reference.split_heads, merge_heads=torch_reference.merge_heads,
+                       scaled_dot_product_attention=scaled_dot_product_attention)
+
+
+def reference_parts(namespace):
+    """The reference parts in the kernel's namespace (`globals()`), warnings ignored: a context
+    manager, or install() it in one hidden region and restore() it in a later one."""
+    return ch04.ReferenceParts(namespace, REFERENCE_PARTS)
+
+
+class OperationCounter(TorchDispatchMode):
+    """Counts the operations that PyTorch runs inside `with OperationCounter() as counter:`."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_operations(run):
+    """How many operations run() makes PyTorch run, without autograd."""
+    with torch.no_grad(), OperationCounter() as counter:
+        run()
+    return counter.count
+
+
+# ---- part 1: split_heads and merge_heads
+
+def split_heads_against_definition(split_heads, B, L, d_model, num_heads, seed):
+    """split_heads(x, h)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], exactly; returns the
+    observation."""
+    x, = ch04.normal_inputs(seed, (B, L, d_model))
+    expected = reference.split_heads(x, num_heads).copy()                    # (B, h, L, d_head)
+    with torch.no_grad():
+        got = split_heads(torch.from_numpy(x), num_heads)
+    assert isinstance(got, torch.Tensor) and tuple(got.shape) == expected.shape, (
+        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: expected a tensor of shape "
+        f"(B, h, L, d_head) = {expected.shape}, got {tuple(getattr(got, 'shape', ()))}")
+    assert np.array_equal(got.numpy(), expected), (
+        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, h)[b, i, l] should be "
+        "x[b, l, i*d_head:(i+1)*d_head]; some numbers are in the wrong places")
+    return f"split_heads B={B} L={L} d_model={d_model} h={num_heads}", got
+
+
+def split_heads_without_head_loop(split_heads):
+    """split_heads(x, 16) must run about as many operations as split_heads(x, 2), x (2, 5, 32);
+    returns the observation."""
+    x = torch.from_numpy(ch04.normal_inputs(ch04.SPLIT_COUNT_SEED, (2, 5, 32))[0])
+    counts = {h: count_operations(lambda: split_heads(x, h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
+    return ch04.split_heads_count_observation(counts)
+
+
+def merge_heads_against_definition(merge_heads, B, num_heads, L, d_head, seed):
+    """merge_heads(x)[b, l, i*d_head:(i+1)*d_head] must be x[b, i, l], exactly; returns the
+    observation."""
+    x, = ch04.normal_inputs(seed, (B, num_heads, L, d_head))
+    expected = reference.merge_heads(x).copy()                                # (B, L, h d_head)
+    with torch.no_grad():
+        got = merge_heads(torch.from_numpy(x))
+    assert isinstance(got, torch.Tensor) and tuple(got.shape) == expected.shape, (
+        f"with B={B}, h={num_heads}, L={L}, d_head={d_head}: expected a tensor of shape (B, L, h d_head) = "
+        f"{expected.shape}, got {tuple(getattr(got, 'shape', ()))}")
+    assert np.array_equal(got.numpy(), expected), (
+        f"with B={B}, h={num_heads}, L={L}, d_head={d_head}: merge_heads(x)[b, l, i*d_head:(i+1)*d_head] "
+        "should be x[b, i, l]; some numbers are in the wrong places")
+    return f"merge_heads B={B} h={num_heads} L={L} d_head={d_head}", got
+
+
+def merge_heads_without_head_loop(merge_heads):
+    """merge_heads must run about as many operations for 16 heads as for 2, x (2, h, 5, 32 / h);
+    returns the observation."""
+    counts = {}
+    for h in (ch04.FEW_HEADS, ch04.MANY_HEADS):
+        x = torch.from_numpy(ch04.normal_inputs(ch04.MERGE_COUNT_SEED, (2, h, 5, 32 // h))[0])
+        counts[h] = count_operations(lambda: merge_heads(x))
+    return ch04.merge_heads_count_observation(counts)
+
+
+# ---- parts 2 to 4: the layer against nn.MultiheadAttention
+
+def known_layer(MultiHeadAttention, d_model, num_heads, seed, identity_output=False):
+    """The student's layer, with known weights (the output projection the identity if asked)."""
+    layer = MultiHeadAttention(d_model, num_heads)
+    projections = ch04.known_projections(d_model, seed, identity_output)
+    with torch.no_grad():
+        for name in ch04.PROJECTIONS:
+            dense = getattr(layer, name, None)
+            assert isinstance(dense, nn.Linear) and tuple(dense.weight.shape) == (d_model, d_model) and (
+                dense.bias is not None), (
+                f"MultiHeadAttention({d_model}, {num_heads}).{name} should be nn.Linear(d_model, d_model), "
+                "with a bias")
+            weight, bias = projections[name]                   # weight (out, in), as nn.Linear keeps it
+            dense.weight.copy_(torch.from_numpy(weight))
+            dense.bias.copy_(torch.from_numpy(bias))
+    return layer.eval()
+
+
+def library_layer(layer, d_model, num_heads):
+    """nn.MultiheadAttention with the student's layer's weights (the chapter's recipe, section 4.6)."""
+    library = nn.MultiheadAttention(d_model, num_heads, batch_first=True).eval()
+    with torch.no_grad():
+        library.in_proj_weight.copy_(torch.cat([layer.query.weight, layer.key.weight, layer.value.weight]))
+        library.in_proj_bias.copy_(torch.cat([layer.query.bias, layer.key.bias, layer.value.bias]))
+        library.out_proj.weight.copy_(layer.output_projection.weight)
+        library.out_proj.bias.copy_(layer.output_projection.bias)
+    return library
+
+
+def compare_with_library(MultiHeadAttention, what, hint, d_model, num_heads, seed, x, source=None, mask=None,
+                         real=None, causal=None, identity_output=False):
+    """The student's layer against nn.MultiheadAttention with the same weights; returns the
+    observation. x (B, L, d_model), source (B, S, d_model) or None (self-attention); mask: what the
+    layer gets (True = attend); real (B, S) and causal (L, S): the same mask as the library takes it."""
+    layer = known_layer(MultiHeadAttention, d_model, num_heads, seed, identity_output)
+    library = library_layer(layer, d_model, num_heads)
+    B, L, _ = x.shape
+    kv = x if source is None else source
+    S = kv.shape[1]
+    library_masks = {}
+    if real is not None:
+        library_masks["key_padding_mask"] = ~real             # the library's True = blocked
+    if causal is not None:
+        library_masks["attn_mask"] = ~causal
+    with torch.no_grad():
+        args = (x,) if source is None else (x, source)
+        try:
+            result = layer(*args) if mask is None else layer(*args, attention_mask=mask)
+        except Exception as error:
+            raise AssertionError(
+                f"{what}: your layer raised {type(error).__name__}: {error}{hint}") from None
+        expected_output, expected_weights = library(x, kv, kv, average_attn_weights=False, **library_masks)
+    ch04.assert_output_and_weights(what, result)
+    output, weights = result
+    ch04.assert_layer_shapes(what, tuple(output.shape), tuple(weights.shape), B, L, S, d_model, num_heads)
+    ch04.assert_weights_agree(what, hint, LIBRARY, (weights - expected_weights).abs().max().item())
+    ch04.assert_output_agrees(what, hint, LIBRARY, (output - expected_output).abs().max().item())
+    return what, [output, weights]
+
+
+def self_attention_against_library(MultiHeadAttention, B, L, d_model, num_heads, seed):
+    """Self-attention without masks (a case of SELF_ATTENTION_CASES); returns the observation."""
+    x = torch.from_numpy(ch04.normal_inputs(seed, (B, L, d_model))[0])
+    return compare_with_library(MultiHeadAttention, ch04.self_attention_what(B, L, d_model, num_heads),
+                                ch04.SELF_ATTENTION_HINT, d_model, num_heads, seed, x)
+
+
+def masked_self_attention_against_library(MultiHeadAttention, B, L, d_model, num_heads, lengths, kind, seed):
+    """Self-attention with a mask of the kind (a case of MASK_CASES), the output projection the
+    identity; returns the observation."""
+    x = torch.from_numpy(ch04.normal_inputs(seed, (B, L, d_model))[0])
+    real = torch.arange(L)[None, :] < torch.tensor(lengths)[:, None]          # (B, S)
+    causal = torch.ones(L, L, dtype=torch.bool).tril()                         # (L, S)
+    if kind.startswith("padding (B, 1, S)"):
+        mask, library_real, library_causal = real[:, None, :], real, None
+    elif kind.startswith("padding and causal"):
+        mask, library_real, library_causal = real[:, None, :] & causal, real, causal
+    else:
+        mask, library_real, library_causal = causal, None, causal
+    return compare_with_library(
+        MultiHeadAttention, ch04.masked_self_attention_what(kind, mask.shape, B, L, d_model, num_heads),
+        ch04.MASK_HINT, d_model, num_heads, seed, x, mask=mask, real=library_real, causal=library_causal,
+        identity_output=True)
+
+
+def cross_attention_against_library(MultiHeadAttention, B, L, S, d_model, num_heads, seed):
+    """Cross-attention without masks (a case of CROSS_ATTENTION_CASES), the output projection the
+    identity; returns the observation."""
+    x, source = (torch.from_numpy(a) for a in ch04.normal_inputs(seed, (B, L, d_model), (B, S, d_model)))
+    return compare_with_library(MultiHeadAttention, ch04.cross_attention_what(B, L, S, d_model, num_heads),
+                                ch04.CROSS_ATTENTION_HINT, d_model, num_heads, seed, x, source=source,
+                                identity_output=True)
+
+
+def padded_cross_attention_against_library(MultiHeadAttention, B, L, S, d_model, num_heads, lengths, full,
+                                           seed):
+    """Cross-attention with a padding mask on the source, (B, L, S) if `full` else (B, 1, S) (a case
+    of PADDED_CROSS_ATTENTION_CASES), the output projection the identity; returns the observation."""
+    x, source = (torch.from_numpy(a) for a in ch04.normal_inputs(seed, (B, L, d_model), (B, S, d_model)))
+    real = torch.arange(S)[None, :] < torch.tensor(lengths)[:, None]          # (B, S)
+    mask = real[:, None, :].expand(B, L, S) if full else real[:, None, :]
+    return compare_with_library(
+        MultiHeadAttention, ch04.padded_cross_attention_what(mask.shape, B, L, S, d_model, num_heads),
+        ch04.PADDING_HINT, d_model, num_heads, seed, x, source=source, mask=mask, real=real,
+        identity_output=True)
+
+
+# ---- part 5: all heads at once
+
+def forward_pass(kind):
+    """The forward pass `kind` of BATCHED_CASES, on the inputs drawn from BATCHED_SEED: a function
+    of the layer."""
+    target, source, x = (torch.from_numpy(a) for a in ch04.normal_inputs(
+        ch04.BATCHED_SEED, (3, 4, 48), (3, 6, 48), (1, 6, 32)))
+    causal = torch.ones(1, 6, 6, dtype=torch.bool).tril()
+
+    def run(layer):
+        with torch.no_grad():
+            return layer(target, source) if kind == "cross-attention" else layer(x, attention_mask=causal)
+    return run
+
+
+def no_work_per_head(MultiHeadAttention, what, d_model, few, many, kind):
+    """One forward pass with `many` heads must run fewer than many - few operations more than one
+    with `few` (a case of BATCHED_CASES); returns the observation."""
+    return ch04.no_work_per_head(MultiHeadAttention, what, d_model, few, many, forward_pass(kind),
+                                 count_operations)
