@@ -10,7 +10,6 @@ import math
 import keras
 import numpy as np
 from keras import layers, ops
-from tensorflow.python.framework import op_callbacks     # TensorFlow's hook on every operation it runs
 
 from . import ch04, keras_reference, reference
 from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
@@ -45,19 +44,7 @@ def reference_parts(namespace):
     return ch04.ReferenceParts(namespace, REFERENCE_PARTS)
 
 
-def count_operations(run):
-    """How many TensorFlow operations run() executes."""
-    executed = []
-
-    def record(op_type, inputs, attrs, outputs, op_name=None, graph=None):
-        executed.append(op_type)
-
-    op_callbacks.add_op_callback(record)
-    try:
-        run()
-    finally:
-        op_callbacks.remove_op_callback(record)
-    return len(executed)
+count_operations = keras_reference.count_operations
 
 
 # ---- part 1: split_heads and merge_heads

@@ -8,7 +8,6 @@ one forward pass. The cases, hints and shared assertions are in ``ch04``.
 import numpy as np
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from attention_course.torch_self_attention import scaled_dot_product_attention
 
@@ -30,23 +29,7 @@ def reference_parts(namespace):
     return ch04.ReferenceParts(namespace, REFERENCE_PARTS)
 
 
-class OperationCounter(TorchDispatchMode):
-    """Counts the operations that PyTorch runs inside `with OperationCounter() as counter:`."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.count += 1
-        return func(*args, **(kwargs or {}))
-
-
-def count_operations(run):
-    """How many operations run() makes PyTorch run, without autograd."""
-    with torch.no_grad(), OperationCounter() as counter:
-        run()
-    return counter.count
+count_operations = torch_reference.count_operations
 
 
 # ---- part 1: split_heads and merge_heads

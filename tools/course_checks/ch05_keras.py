@@ -6,9 +6,8 @@ import warnings
 import numpy as np
 import tensorflow as tf
 from keras import ops
-from tensorflow.python.framework import op_callbacks
 
-from . import ch05
+from . import ch05, keras_reference
 from .ch05 import (EMBEDDING_CASES, ROPE_CASES, SINUSOIDAL_CASES,  # noqa: F401 (the cells' case tables)
                    SINUSOIDAL_LAYER_CASES, swap_in)
 
@@ -31,25 +30,10 @@ def sinusoidal_rotation(sinusoidal_encoding):
     return ch05.table_rotation(table)
 
 
-def operations_run(run):
-    """The number of TensorFlow operations that run() executes."""
-    executed = []
-
-    def record(op_type, inputs, attrs, outputs, op_name=None, graph=None):
-        executed.append(op_type)
-
-    op_callbacks.add_op_callback(record)
-    try:
-        run()
-    finally:
-        op_callbacks.remove_op_callback(record)
-    return len(executed)
-
-
 def sinusoidal_vectorised(sinusoidal_encoding):
     """sinusoidal_encoding runs about as many operations and lines of Python for a 300 x 64 table as
     for 4 x 6. Returns the observation."""
-    return ch05.table_vectorised(sinusoidal_encoding, operations_run)
+    return ch05.table_vectorised(sinusoidal_encoding, keras_reference.count_operations)
 
 
 # ---------------------------------------------------------------- part 2: SinusoidalEncoding

@@ -8,9 +8,8 @@ import warnings
 
 import numpy as np
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import ch05
+from . import ch05, torch_reference
 from .ch05 import (EMBEDDING_CASES, ROPE_CASES, SINUSOIDAL_CASES,  # noqa: F401 (the cells' case tables)
                    SINUSOIDAL_LAYER_CASES, swap_in)
 
@@ -39,29 +38,10 @@ def sinusoidal_rotation(sinusoidal_encoding):
     return ch05.table_rotation(table)
 
 
-class OperationCounter(TorchDispatchMode):
-    """Counts the operations PyTorch runs while it is active."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.count += 1
-        return func(*args, **(kwargs or {}))
-
-
-def operations_run(run):
-    """The number of PyTorch operations that run() executes (without gradients)."""
-    with torch.no_grad(), OperationCounter() as counter:
-        run()
-    return counter.count
-
-
 def sinusoidal_vectorised(sinusoidal_encoding):
     """sinusoidal_encoding runs about as many operations and lines of Python for a 300 x 64 table as
     for 4 x 6. Returns the observation."""
-    return ch05.table_vectorised(sinusoidal_encoding, operations_run)
+    return ch05.table_vectorised(sinusoidal_encoding, torch_reference.count_operations)
 
 
 # ---------------------------------------------------------------- part 2: SinusoidalEncoding

@@ -159,3 +159,12 @@ def beam_greedy_and_ranked(beam_search, seed):
                 f"the score of {sequence} should be its log-probability divided by its length ** alpha")
         return [(f"greedy seed={seed}", got[0]),
                 (f"beams seed={seed}", (beams, np.round(scores, 6)))]
+
+
+def padding_verdict(gap, norm_first):
+    """The encoder's padding check, given how much changing the padded positions moved the real
+    outputs: the assertion and the observation (name, verdict)."""
+    assert gap < 1e-5, (
+        f"with norm_first={norm_first}, changing padded positions changed real outputs by up to "
+        f"{gap:.3g}: pass the attention_mask to the self-attention")
+    return f"padding does not leak, norm_first={norm_first}", bool(gap < 1e-5)

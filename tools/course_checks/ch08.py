@@ -328,3 +328,33 @@ def calls_verdict(cached_calls, full_calls):
         "..., without a cache; it got (shape, with a cache): "
         f"{full_calls[:5]}" + (" ..." if len(full_calls) > 5 else ""))
     return [("model calls with the cache", cached_right), ("model calls without the cache", full_right)]
+
+
+def cache_pieces(pieces, how):
+    """(start, end, what) of each call when a sequence is fed `pieces` new positions at a time."""
+    start = 0
+    for size in pieces:
+        end = start + size
+        yield start, end, f"{how}: positions {start} to {end - 1} with a cache of {start}"
+        start = end
+
+
+def assert_cache_shapes(what, shapes, start, end):
+    """One call with a cache of `start` positions on positions start..end-1: the shapes of the
+    output, the weights and the returned keys and values."""
+    size = end - start
+    expected = ((2, size, 12), (2, 3, size, end), (2, 3, end, 4), (2, 3, end, 4))
+    assert shapes == expected, (
+        f"{what}: expected an output {expected[0]}, weights (B, h, L, P + L) = {expected[1]} and keys "
+        f"and values (B, h, P + L, d_k) = {expected[2]}; got {shapes}")
+
+
+def assert_cache_gaps(what, output_gap, cache_gap):
+    """One call with a cache against one call on all positions: outputs and weights, then the cache."""
+    assert output_gap < 1e-5, (
+        f"{what}: the outputs and weights differ from those of one call on all 10 positions by up to "
+        f"{output_gap:.3g}: the new position P + i (row i of the mask) may attend to the cached positions "
+        "and to the new ones up to itself, the keys 0 .. P + i")
+    assert cache_gap < 1e-5, (
+        f"{what}: the returned cache differs from the keys and values of those positions by up to "
+        f"{cache_gap:.3g}: return the cached ones first, then the new ones")

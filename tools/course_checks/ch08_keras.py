@@ -191,29 +191,16 @@ def cached_calls_match(layer, x, full, how, pieces):
     cache that the previous one returned, against `full` = NumPy (output, weights, k, v) of one
     call on all positions; the observation."""
     full_out, full_weights, full_k, full_v = full
-    cache, start = None, 0
-    for size in pieces:
-        end = start + size
-        what = f"{how}: positions {start} to {end - 1} with a cache of {start}"
+    cache = None
+    for start, end, what in ch08.cache_pieces(pieces, how):
         out, weights, cache = call_layer(what, layer, x[:, start:end], cache)
         out, weights, keys, values = arrays(out, weights, cache[0], cache[1])
-        shapes = (out.shape, weights.shape, keys.shape, values.shape)
-        expected = ((2, size, 12), (2, 3, size, end), (2, 3, end, 4), (2, 3, end, 4))
-        assert shapes == expected, (
-            f"{what}: expected an output {expected[0]}, weights (B, h, L, P + L) = {expected[1]} and keys "
-            f"and values (B, h, P + L, d_k) = {expected[2]}; got {shapes}")
-        gap = max(float(np.abs(weights - full_weights[:, :, start:end, :end]).max()),
-                  float(np.abs(out - full_out[:, start:end]).max()))
-        assert gap < 1e-5, (
-            f"{what}: the outputs and weights differ from those of one call on all 10 positions by up to "
-            f"{gap:.3g}: the new position P + i (row i of the mask) may attend to the cached positions and "
-            "to the new ones up to itself, the keys 0 .. P + i")
-        gap = max(float(np.abs(keys - full_k[:, :, :end]).max()),
-                  float(np.abs(values - full_v[:, :, :end]).max()))
-        assert gap < 1e-5, (
-            f"{what}: the returned cache differs from the keys and values of those positions by up to "
-            f"{gap:.3g}: return the cached ones first, then the new ones")
-        start = end
+        ch08.assert_cache_shapes(what, (out.shape, weights.shape, keys.shape, values.shape), start, end)
+        output_gap = max(float(np.abs(weights - full_weights[:, :, start:end, :end]).max()),
+                         float(np.abs(out - full_out[:, start:end]).max()))
+        cache_gap = max(float(np.abs(keys - full_k[:, :, :end]).max()),
+                        float(np.abs(values - full_v[:, :, :end]).max()))
+        ch08.assert_cache_gaps(what, output_gap, cache_gap)
     return f"cache, {how}", [out, weights, keys, values]
 
 

@@ -153,28 +153,16 @@ def cached_calls_match(layer, x, full, how, pieces):
     cache that the previous one returned, against `full` = (output, weights, k, v) of one call on
     all positions; the observation."""
     full_out, full_weights, full_k, full_v = full
-    cache, start = None, 0
-    for size in pieces:
-        end = start + size
-        what = f"{how}: positions {start} to {end - 1} with a cache of {start}"
+    cache = None
+    for start, end, what in ch08.cache_pieces(pieces, how):
         out, weights, cache = call_layer(what, layer, x[:, start:end], cache)
         shapes = (tuple(out.shape), tuple(weights.shape), tuple(cache[0].shape), tuple(cache[1].shape))
-        expected = ((2, size, 12), (2, 3, size, end), (2, 3, end, 4), (2, 3, end, 4))
-        assert shapes == expected, (
-            f"{what}: expected an output {expected[0]}, weights (B, h, L, P + L) = {expected[1]} and keys "
-            f"and values (B, h, P + L, d_k) = {expected[2]}; got {shapes}")
-        gap = max((weights - full_weights[:, :, start:end, :end]).abs().max().item(),
-                  (out - full_out[:, start:end]).abs().max().item())
-        assert gap < 1e-5, (
-            f"{what}: the outputs and weights differ from those of one call on all 10 positions by up to "
-            f"{gap:.3g}: the new position P + i (row i of the mask) may attend to the cached positions and "
-            "to the new ones up to itself, the keys 0 .. P + i")
-        gap = max((cache[0] - full_k[:, :, :end]).abs().max().item(),
-                  (cache[1] - full_v[:, :, :end]).abs().max().item())
-        assert gap < 1e-5, (
-            f"{what}: the returned cache differs from the keys and values of those positions by up to "
-            f"{gap:.3g}: return the cached ones first, then the new ones")
-        start = end
+        ch08.assert_cache_shapes(what, shapes, start, end)
+        output_gap = max((weights - full_weights[:, :, start:end, :end]).abs().max().item(),
+                         (out - full_out[:, start:end]).abs().max().item())
+        cache_gap = max((cache[0] - full_k[:, :, :end]).abs().max().item(),
+                        (cache[1] - full_v[:, :, :end]).abs().max().item())
+        ch08.assert_cache_gaps(what, output_gap, cache_gap)
     return f"cache, {how}", [out, weights, cache[0], cache[1]]
 
 

@@ -1,6 +1,7 @@
 """Keras references that several chapters' checks share (computed in float64 with NumPy)."""
 import numpy as np
 from keras import ops
+from tensorflow.python.framework import op_callbacks
 
 from . import reference
 
@@ -29,3 +30,19 @@ def merge_heads(x):
     """(B, h, L, d_head) -> (B, L, h * d_head)."""
     b, h, length, d = ops.shape(x)
     return ops.reshape(ops.transpose(x, (0, 2, 1, 3)), (b, length, h * d))
+
+
+def count_operations(run):
+    """How many TensorFlow operations run() executes (a check that code is batched counts
+    operations for two sizes rather than timing it)."""
+    executed = []
+
+    def record(op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        executed.append(op_type)
+
+    op_callbacks.add_op_callback(record)
+    try:
+        run()
+    finally:
+        op_callbacks.remove_op_callback(record)
+    return len(executed)

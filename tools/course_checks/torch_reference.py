@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def attention(q, k, v, mask=None):
@@ -30,3 +31,23 @@ def merge_heads(x):
 def to_numpy(x):
     """A tensor (detached, on the CPU) or anything array-like, as a NumPy array."""
     return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
+class OperationCounter(TorchDispatchMode):
+    """Counts the operations that PyTorch runs inside `with OperationCounter() as counter:`."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_operations(run):
+    """How many operations run() makes PyTorch run, without autograd (a check that code is
+    batched counts operations for two sizes rather than timing it)."""
+    with torch.no_grad(), OperationCounter() as counter:
+        run()
+    return counter.count
