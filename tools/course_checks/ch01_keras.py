@@ -1,0 +1,174 @@
+"""Chapter 01 (the RNN bottleneck), Keras: the checks of the hidden tests. Each takes the student's
+function and one case of ch01's tables, asserts, and returns what the cell observes."""
+import contextlib
+
+import keras
+import numpy as np
+from keras import layers, ops
+
+from attention_course.data import BOS_ID, PAD_ID
+
+from . import ch01
+from .ch01 import (DECODER_STEP_CASES, ENCODER_SUMMARY_CASES, GREEDY_CASES, GRU_STEP_CASES,  # noqa: F401
+                   TEACHER_FORCING_CASES)
+
+
+# ---------------------------------------------------------------- gru_step
+@contextlib.contextmanager
+def library_gru_refused():
+    """While inside: layers.GRUCell and layers.GRU raise the student's failure message."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("gru_step called the library GRU (keras.layers.GRUCell or keras.layers.GRU): "
+                             "compute the gates from the formulas yourself")
+    targets = [(layers.GRUCell, "call"), (layers.GRU, "call")]
+    saved = [(owner, name, getattr(owner, name)) for owner, name in targets]
+    for owner, name, _ in saved:
+        setattr(owner, name, refuse)
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+def gru_step_against_library(gru_step, B, D, H, seed):
+    """gru_step against layers.GRUCell(reset_after=True) with the same random weights, the library
+    GRU refused while it runs. Returns (name, new states (B, H))."""
+    rng = np.random.default_rng(seed)
+    cell = layers.GRUCell(H, reset_after=True)
+    cell.build((None, D))
+    cell.set_weights([rng.normal(size=w.shape).astype("float32") for w in cell.get_weights()])
+    x, h = rng.normal(size=(B, D)).astype("float32"), rng.normal(size=(B, H)).astype("float32")
+    expected = ops.convert_to_numpy(cell(x, h)[0])
+    with library_gru_refused():
+        got = ops.convert_to_numpy(gru_step(x, h, *cell.get_weights()))
+    assert got.shape == (B, H), f"with B={B}, D={D}, H={H} expected shape (B, H) = {(B, H)}, got {got.shape}"
+    err = float(np.abs(got - expected).max())
+    assert err < 1e-5, (
+        f"gru_step differs from keras.layers.GRUCell with the same weights by up to {err:.3g} "
+        f"(B={B}, D={D}, H={H}): check which columns of the stacked weights belong to which gate, "
+        "and where the reset gate applies")
+    return f"gru_step B={B} D={D} H={H}", got
+
+
+# ---------------------------------------------------------------- encoder_summary
+def summary_of_row(row, embedding, rnn):
+    """[forward final state ; backward final state] (2H,) of the GRU run on one row's real tokens."""
+    n = int((row != PAD_ID).sum())
+    _, forward_last, backward_last = rnn(embedding(row[None, :n]))   # one unpadded row
+    return np.concatenate([ops.convert_to_numpy(forward_last)[0], ops.convert_to_numpy(backward_last)[0]])
+
+
+def encoder_summary_against_unpadded_rows(encoder_summary, lengths, S, V, E, H, seed):
+    """encoder_summary of right-padded rows (B = len(lengths), S) against the GRU run on each row
+    alone, then with three more padding columns. Returns (name, [summary, padded summary])."""
+    keras.utils.set_random_seed(seed)
+    rng = np.random.default_rng(seed)
+    embedding = layers.Embedding(V, E)                     # <pad> gets a non-zero vector: padding would show
+    rnn = layers.Bidirectional(layers.GRU(H, return_sequences=True, return_state=True))
+    src = np.full((len(lengths), S), PAD_ID, dtype="int32")
+    for i, n in enumerate(lengths):
+        src[i, :n] = rng.integers(ch01.FIRST_WORD_ID, V, size=n)
+    got = ops.convert_to_numpy(encoder_summary(src, embedding, rnn))
+    assert got.shape == (len(lengths), 2 * H), (
+        f"expected shape (B, 2H) = {(len(lengths), 2 * H)}, got {got.shape}")
+    for i, n in enumerate(lengths):
+        expected = summary_of_row(src[i], embedding, rnn)
+        ch01.assert_row_matches_unpadded(i, n, S, float(np.abs(got[i, :H] - expected[:H]).max()),
+                                         float(np.abs(got[i, H:] - expected[H:]).max()))
+    padded = np.concatenate([src, np.full((len(lengths), 3), PAD_ID, dtype="int32")], axis=1)
+    got_padded = ops.convert_to_numpy(encoder_summary(padded, embedding, rnn))
+    ch01.assert_padding_changes_nothing(float(np.abs(got_padded - got).max()))
+    return f"encoder_summary lengths={lengths} S={S}", [got, got_padded]
+
+
+# ---------------------------------------------------------------- decoder_step, teacher forcing
+def reference_decoder_step(prev_tokens, context, state, embedding, cell, out):
+    """The decoder step of the chapter: the GRU cell on [embedding(prev_tokens) ; context]."""
+    state, _ = cell(ops.concatenate([embedding(prev_tokens), context], axis=-1), state)
+    return out(state), state
+
+
+def decoder_step_against_reference(decoder_step, B, V, E, C, H, seed):
+    """decoder_step against reference_decoder_step with the same layers (the reference runs first:
+    it builds them). Returns (name, [logits (B, V), new state (B, H)])."""
+    keras.utils.set_random_seed(seed)
+    rng = np.random.default_rng(seed)
+    embedding, cell, out = layers.Embedding(V, E), layers.GRUCell(H), layers.Dense(V)
+    prev = rng.integers(0, V, size=B)
+    context = rng.normal(size=(B, C)).astype("float32")
+    state = rng.normal(size=(B, H)).astype("float32")
+    ref_logits, ref_state = map(ops.convert_to_numpy,
+                                reference_decoder_step(prev, context, state, embedding, cell, out))
+    logits, new_state = map(ops.convert_to_numpy, decoder_step(prev, context, state, embedding, cell, out))
+    assert logits.shape == (B, V) and new_state.shape == (B, H), (
+        f"with B={B}, V={V}, H={H} expected shapes {(B, V)} and {(B, H)}, "
+        f"got {logits.shape} and {new_state.shape}")
+    ch01.assert_new_state_matches(float(np.abs(new_state - ref_state).max()))
+    ch01.assert_logits_match(float(np.abs(logits - ref_logits).max()))
+    return f"decoder_step B={B} V={V} H={H}", [logits, new_state]
+
+
+def teacher_forcing_against_reference(namespace, B, T, V, E, C, H, seed):
+    """The kernel's teacher_forced_logits with reference_decoder_step swapped in for its decoder_step
+    (`namespace`: the kernel's globals, restored after), on gold tokens and on gold tokens changed
+    from step T // 2 on. Returns (name, [logits (B, T, V), changed run's logits up to T // 2])."""
+    keras.utils.set_random_seed(seed)
+    rng = np.random.default_rng(seed)
+    embedding, cell, out = layers.Embedding(V, E), layers.GRUCell(H), layers.Dense(V)
+    context = rng.normal(size=(B, C)).astype("float32")
+    state = rng.normal(size=(B, H)).astype("float32")
+    tgt_in = rng.integers(ch01.FIRST_WORD_ID, V, size=(B, T))
+    tgt_in[:, 0] = BOS_ID
+    expected, s = [], state
+    for t in range(T):
+        step_logits, s = reference_decoder_step(tgt_in[:, t], context, s, embedding, cell, out)
+        expected.append(ops.convert_to_numpy(step_logits))
+    expected = np.stack(expected, axis=1)                 # (B, T, V)
+    students_step = namespace["decoder_step"]
+    namespace["decoder_step"] = reference_decoder_step
+    try:
+        teacher_forced_logits = ch01.defined_in(namespace, "teacher_forced_logits")
+        got = ops.convert_to_numpy(teacher_forced_logits(tgt_in, context, state, embedding, cell, out))
+        changed = tgt_in.copy()
+        changed[:, T // 2:] = ch01.other_gold_tokens(changed[:, T // 2:], V)   # from T//2 on
+        got_changed = ops.convert_to_numpy(
+            teacher_forced_logits(changed, context, state, embedding, cell, out))
+    finally:
+        namespace["decoder_step"] = students_step
+    assert got.shape == (B, T, V), f"expected (B, T, V) = {(B, T, V)}, got {got.shape}"
+    ch01.assert_earlier_steps_unchanged(float(np.abs(got_changed[:, :T // 2] - got[:, :T // 2]).max()), T)
+    ch01.assert_gold_token_read(float(np.abs(got_changed[:, T // 2] - got[:, T // 2]).max()), T)
+    ch01.assert_matches_stepping(float(np.abs(got - expected).max()))
+    return f"teacher_forced_logits B={B} T={T}", [got, got_changed[:, :T // 2 + 1]]
+
+
+# ---------------------------------------------------------------- greedy_decode
+class ScriptedStep:
+    """A stand-in for a trained decoder step: at its k-th call it "predicts" script[:, k] for
+    every row, whatever it is fed. It records what it is fed, and its state counts the calls,
+    so it can tell whether the state is passed along."""
+
+    def __init__(self, script, vocab_size=12):
+        self.script = np.asarray(script)                      # (B, L) token predicted at each call
+        self.vocab_size, self.calls, self.fed = vocab_size, 0, []
+
+    def __call__(self, prev_tokens, state):
+        assert int(np.asarray(ops.convert_to_numpy(state)).reshape(-1)[0]) == self.calls, (
+            ch01.STATE_NOT_PASSED)
+        self.fed.append(np.asarray(ops.convert_to_numpy(prev_tokens)).reshape(-1).copy())
+        tokens = self.script[:, min(self.calls, self.script.shape[1] - 1)]
+        self.calls += 1
+        logits = np.full((len(tokens), self.vocab_size), -5.0, dtype="float32")
+        logits[np.arange(len(tokens)), tokens] = 5.0
+        return ops.convert_to_tensor(logits), ops.add(state, 1.0)
+
+
+def greedy_decode_against_script(greedy_decode, script, max_len, expected_calls):
+    """greedy_decode of a ScriptedStep from a (B, 2) zero state: the ids, what each step was fed,
+    how often it was called. Returns (name, [ids, first tokens fed, tokens fed later, calls])."""
+    step = ScriptedStep(script)
+    got = np.asarray(greedy_decode(step, np.zeros((len(script), 2), dtype="float32"), max_len))
+    assert got.shape == (len(script), max_len), (
+        f"expected shape (B, max_len) = {(len(script), max_len)}, got {got.shape}")
+    return ch01.greedy_run_against_script(got.tolist(), step, script, max_len, expected_calls)
