@@ -20,6 +20,7 @@ numbers the prose states come out of this second execution too.
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -30,6 +31,11 @@ from course_tools import split
 
 ROOT = Path(__file__).resolve().parent
 ONE_FRAMEWORK = ROOT / "tests" / "one_framework"      # its sitecustomize hides the other one
+# The test harness (tests/harness/) and the shared test helpers (tests/*.py) import from tests/,
+# also for the test modules in the chapter folders (tests/chapters/chNN_<name>/), whose own folder
+# is all that pytest puts on sys.path (so every test module's name must be unique).
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
 
 # Notebooks under tests/ are grading fixtures (submissions), not notebooks for nbval.
 collect_ignore_glob = ["tests/fixtures/**/*"]

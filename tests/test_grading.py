@@ -1,27 +1,30 @@
 """The grading round trip of every assignment, from one declaration each.
 
 For each assignment declared in course.toml, in a temporary copy of the course (see
-grading_utils.GradingRoundTrip): generate_assignment reproduces the committed exercises/; the
-solution autogrades to its declared full marks and the released exercise to zero; every
-known-wrong submission (tests/submissions/, expectations and reasons in grading_utils.WRONG) gets
-exactly its partial score, cell by cell; each autograde takes under a minute; the feedback shows
-scores and messages but no hidden-test code; `nbgrader export` writes the totals; student-edited
-notebooks (tests/student_edits.py) keep their scores. The hostile and broken submissions are graded
-in one batch per assignment by tests/test_grading_hostile.py.
+harness/round_trip.py, GradingRoundTrip): generate_assignment reproduces the committed exercises/;
+the solution autogrades to its declared full marks and the released exercise to zero; every
+known-wrong submission (declared in its chapter's folder: tests/chapters/chNN_<name>/wrong_chNN.py
+and wrong/, built in the test's temporary folder) gets exactly its partial score, cell by cell;
+each autograde takes under a minute; the feedback shows scores and messages but no hidden-test
+code; `nbgrader export` writes the totals; student-edited notebooks (tests/student_edits.py) keep
+their scores. The hostile and broken submissions are graded in one batch per assignment by
+tests/test_grading_hostile.py.
 
-Adding an assignment means: its chapter's entry in course.toml, its Wrong entries in
-grading_utils.WRONG (then `python tests/grading_utils.py` writes tests/submissions/), and, where it
-needs them, named edits below. Each assignment's tests form one class, and the Makefile runs
-`--dist loadscope`, which sends a class to one worker (its class-scoped round trip is built once)
-and a notebook's cells or a module's functions to one worker: the two workers grade different
-assignments side by side.
+Adding an assignment means: its chapter's entry in course.toml, its Wrong declarations in
+tests/chapters/chNN_<name>/wrong_chNN.py with their code in wrong/<student>-<framework>.py
+(CONTRIBUTING.md), and, where it needs them, named edits below. Each assignment's tests form one
+class, and the Makefile runs `--dist loadscope`, which sends a class to one worker (its
+class-scoped round trip is built once) and a notebook's cells or a module's functions to one
+worker: the two workers grade different assignments side by side.
 """
 import copy
 
 import pytest
 
 from course_tools import manifest
-from grading_utils import ASSIGNMENTS, GradingRoundTrip, visible_text
+from harness.course import ASSIGNMENTS
+from harness.feedback import visible_text
+from harness.round_trip import GradingRoundTrip
 
 # Every assignment and its full marks (course.toml; the solution must get exactly this).
 ASSIGNMENT_MARKS = manifest.assignment_marks()
@@ -77,6 +80,7 @@ class _NamedEditsRoundTrip(_DeclaredRoundTrip):
 
 
 def _round_trip_class(assignment: str, full_marks: int) -> type:
+    """The test class TestGrading_<assignment> of one assignment."""
     name = "TestGrading_" + assignment.replace("-", "_")
     named = NAMED_EDITS.get(assignment, {})
     return type(name, (_NamedEditsRoundTrip if named else _DeclaredRoundTrip,), {

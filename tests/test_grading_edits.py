@@ -8,7 +8,7 @@ edited metadata, outputs, and other editors' file formats):
   through the autograder's reading and repair step (attention_course/grading/sanitize.py), and
   the result must be a valid notebook in which every given cell appears once, as released, in
   the released order, and every piece of every answer comes before that answer's tests;
-* in each assignment's grading round trip (grading_utils.GradingRoundTrip, tests/test_grading.py),
+* in each assignment's grading round trip (harness/round_trip.py, tests/test_grading.py),
   a few variants with many edits each (solved, blank and partially right) are autograded in one
   `nbgrader autograde` batch, and must get exactly the scores of the unedited notebooks, with a
   note in their feedback.
@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, given, seed, settings
 from nbgrader.nbgraderformat import MetadataValidator
 
 from attention_course.grading.sanitize import NotANotebook, parse_submission, repair
-from grading_utils import ASSIGNMENTS, REPO, edit_bases, released_cells_of
+from harness.course import ASSIGNMENTS
+from harness.edits import edit_bases, released_cells_of
 from student_edits import FORMATS, apply_edits, describe, edit_sequences, save_as
 
 EXAMPLES = 30      # edit sequences per assignment, each applied to 3 notebooks (about 2 s per assignment)

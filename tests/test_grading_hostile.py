@@ -1,8 +1,9 @@
 """Hostile and broken submissions, graded in ONE batch with honest students.
 
-For each assignment: a copy of the course with the test limits (grading_utils.TEST_LIMITS: 10 s
-per cell, 30 s per notebook, 100 kB of output per cell, 4 GiB, 128 processes), every honest and
-hostile submission of grading_utils.HONEST / HOSTILE submitted, then a single
+For each of chapter 1's assignments: a copy of the course with the test limits (TEST_LIMITS
+below: 10 s per cell, 30 s per notebook, 100 kB of output per cell, 4 GiB, 128 processes), every
+honest submission (HONEST below) and every hostile one declared for it (the chapter's
+hostile_ch01.py and hostile/ folder, tests/chapters/ch01_rnn_bottleneck/) submitted, then a single
 `nbgrader autograde <assignment> --force` over all students, `generate_feedback` and `export`.
 It checks that the command succeeds (no submission stops the batch) within BATCH_LIMIT_S, that
 every submission gets exactly its expected per-cell scores (honest ones included: a hostile
@@ -20,21 +21,50 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading_utils import (ASSIGNMENTS, BATCH_UIDS, HONEST, HOSTILE, KERAS, PROCESS_LIMIT, PT, REPO, WRONG, ZERO, Course, batch_limits,
-                           hidden_test_lines, honest_notebook, hostile_content, visible_text)
+from harness.course import ASSIGNMENTS, REPO, Course
+from harness.declarations import ZERO, hostile_submissions, wrong_named
+from harness.feedback import hidden_test_lines, visible_text
+from harness.submissions import honest_notebook, hostile_content
 
 pytestmark = pytest.mark.slow
+
+# The assignments whose hostile batches run here: chapter 1's (hostile_ch01.py).
+HOSTILE_PYTORCH, HOSTILE_KERAS = "01-rnn-bottleneck-pytorch", "01-rnn-bottleneck-keras"
+# The honest students graded in each batch: {student: the solution, the release, or a Wrong}.
+HONEST = {"honest_full": "solution", "honest_blank": "release", "honest_partial": "greedy_never_stops"}
+# The hostile batch's limits (the real defaults are in nbgrader_config.py: 60 s per cell, 300 s per
+# notebook, 1 MB of output per cell, 6 GiB of address space, 512 processes).
+TEST_LIMITS = """\
+c.Execute.timeout = 10
+c.SandboxedExecute.notebook_timeout = 30
+c.SandboxedExecute.max_output_bytes = 100_000
+c.SandboxedExecute.iopub_timeout = 5
+c.SandboxKernelManager.memory_mb = 4096
+c.SandboxKernelManager.processes = 128
+c.SandboxKernelManager.wall_s = 60
+"""
+PROCESS_LIMIT = 128
+# Each batch's own user ids, apart from other tests' kernels and from the other batch, which may
+# run at the same time on the other test worker: a batch checks that none of its ids is left
+# running, so the two must not share a range.
+BATCH_UIDS = {HOSTILE_PYTORCH: range(4_000_000, 4_050_000), HOSTILE_KERAS: range(4_050_000, 4_100_000)}
 
 # One autograde over the whole batch (21 PyTorch or 8 Keras notebooks: about 2.5 and 1.5 minutes
 # on 2 cores next to another busy test worker, a minute of it the deliberate time-outs) must stay
 # under this. The limits bound it anyway: at most notebook_timeout (+ start-up) per notebook.
-BATCH_LIMIT_S = {PT: 480, KERAS: 300}
+BATCH_LIMIT_S = {HOSTILE_PYTORCH: 480, HOSTILE_KERAS: 300}
 # What each failure must say in the feedback (the limit or check that stopped it).
 REASONS = {"infinite_loop": "CellTimeoutError", "ignores_interrupt": "did not stop when interrupted",
            "notebook_budget": "time budget", "kernel_crash": "KernelDied", "memory_blowup": "MemoryError",
            "huge_output": "OutputLimitExceeded", "corrupt_json": "could not be read as a Jupyter notebook",
            "patch_libraries": "AutograderCheckFailed", "poison_imports": "AutograderCheckFailed",
            "swallow_errors": "AutograderCheckFailed", "sys_exit": "NameError"}
+
+
+def batch_limits(assignment: str) -> str:
+    """TEST_LIMITS plus the user-id range of this assignment's hostile batch."""
+    uids = BATCH_UIDS[assignment]
+    return TEST_LIMITS + f"c.SandboxKernelManager.uid_range = [{uids.start}, {uids.stop - 1}]\n"
 
 
 def tree_digest(*paths):
@@ -69,18 +99,23 @@ def printed(notebook, marker):
 
 
 class HostileBatch:
+    """One assignment's hostile batch: subclass it and set `assignment`."""
+
     assignment: str
 
     @classmethod
     def students(cls):
+        """{student: its Hostile, or None for an honest student}, honest ones first."""
         found = {student: None for student in HONEST}
-        found.update({h.student: h for h in HOSTILE if cls.assignment in h.assignments})
+        found.update({h.student: h for h in hostile_submissions() if cls.assignment in h.assignments})
         return found
 
     @pytest.fixture(scope="class")
     @classmethod
     def batch(cls, tmp_path_factory):
-        course = Course.copy_of_repo(tmp_path_factory.mktemp("hostile-" + cls.assignment), config=batch_limits(cls.assignment))
+        """Build and submit every student, autograde them in one run, feedback, export."""
+        course = Course.copy_of_repo(tmp_path_factory.mktemp("hostile-" + cls.assignment),
+                                     config=batch_limits(cls.assignment))
         course.release(cls.assignment)
         for student, hostile in cls.students().items():
             folder = course.root / "submitted" / student / cls.assignment
@@ -90,7 +125,8 @@ class HostileBatch:
                 nbformat.write(honest_notebook(cls.assignment, HONEST[student]), target)
             else:
                 target.write_bytes(hostile_content(cls.assignment, hostile))
-        guarded = [course.root / name for name in ("solutions", "exercises", "submitted", "nbgrader_config.py")]
+        guarded = [course.root / name
+                   for name in ("solutions", "exercises", "submitted", "nbgrader_config.py")]
         before = tree_digest(*guarded)
         seconds = course.autograde_all(cls.assignment, timeout=2 * BATCH_LIMIT_S[cls.assignment])
         print(f"\nhostile batch {cls.assignment}: {len(cls.students())} notebooks in {seconds:.0f} s")
@@ -98,9 +134,11 @@ class HostileBatch:
         leftovers = sandbox_processes(BATCH_UIDS[cls.assignment])
         course.feedback(cls.assignment)
         grades = course.export()
-        return dict(course=course, seconds=seconds, before=before, after=after, leftovers=leftovers, grades=grades)
+        return dict(course=course, seconds=seconds, before=before, after=after, leftovers=leftovers,
+                    grades=grades)
 
     def expected(self, batch, student):
+        """{grade_id: score} that a student must get."""
         maximum = batch["course"].max_scores(self.assignment)
         hostile = self.students()[student]
         if hostile is None:
@@ -109,7 +147,7 @@ class HostileBatch:
                 return maximum
             if kind == "release":
                 return {name: 0.0 for name in maximum}
-            wrong = next(w for w in WRONG if w.student == kind)
+            wrong = wrong_named(kind)
             return {**maximum, **{k: float(v) for k, v in wrong.scores.items()}}
         if hostile.scores == ZERO:
             return {name: 0.0 for name in maximum}
@@ -128,24 +166,30 @@ class HostileBatch:
             got = batch["course"].scores(self.assignment, student)
             want = self.expected(batch, student)
             if got != want:
-                wrong[student] = {name: (got.get(name), score) for name, score in want.items() if got.get(name) != score}
-        assert not wrong, "scores differ (cell: (got, expected)):\n" + "\n".join(f"{s}: {d}" for s, d in wrong.items())
+                wrong[student] = {name: (got.get(name), score)
+                                  for name, score in want.items() if got.get(name) != score}
+        assert not wrong, ("scores differ (cell: (got, expected)):\n"
+                           + "\n".join(f"{s}: {d}" for s, d in wrong.items()))
 
     def test_export_has_every_student_once_with_the_right_total(self, batch):
-        rows = {row["student_id"]: float(row["score"]) for row in batch["grades"] if row["assignment"] == self.assignment}
+        rows = {row["student_id"]: float(row["score"])
+                for row in batch["grades"] if row["assignment"] == self.assignment}
         assert rows == {student: sum(self.expected(batch, student).values()) for student in self.students()}
         assert {float(row["max_score"]) for row in batch["grades"]} == {16.0}   # points=100 did not stick
 
     # ------------------------------------------------------------ isolation
     def test_course_and_package_unchanged(self, batch):
         # (The package is mounted read-only in the sandbox: the vandal's write fails, see below.)
-        assert batch["before"] == batch["after"], "a submission changed solutions/, exercises/, submitted/ or the config"
-        pwned = [p for p in batch["course"].root.rglob("*") if "pwned" in p.name or p.name == "solutions-link"]
+        assert batch["before"] == batch["after"], (
+            "a submission changed solutions/, exercises/, submitted/ or the config")
+        pwned = [p for p in batch["course"].root.rglob("*")
+                 if "pwned" in p.name or p.name == "solutions-link"]
         pwned += list((REPO / "attention_course").rglob("pwned*"))
         assert not pwned, f"files written by a submission outside its sandbox: {pwned}"
 
     def test_no_sandbox_process_is_left(self, batch):
-        assert not batch["leftovers"], f"sandbox processes still running after the batch: {batch['leftovers']}"
+        assert not batch["leftovers"], (
+            f"sandbox processes still running after the batch: {batch['leftovers']}")
 
     # ------------------------------------------------------------ feedback
     def test_feedback_shows_scores_and_reasons_but_no_hidden_tests(self, batch):
@@ -166,26 +210,30 @@ class HostileBatch:
 
 
 class TestHostilePytorch(HostileBatch):
-    assignment = PT
+    assignment = HOSTILE_PYTORCH
 
     def test_snooper_saw_nothing_and_reached_nobody(self, batch):
-        found = printed(batch["course"].autograded_notebook(PT, "snooper"), "SNOOP")
-        for name in ("solutions", "gradebook", "submitted", "autograded", "config", "repo solutions", "ssh keys", "shadow"):
-            assert isinstance(found[name], str) and found[name].endswith("Error"), f"the sandbox showed {name}: {found[name]}"
-        assert found["notebooks here"] == [], "the kernel could read the notebook being graded (it holds the hidden tests)"
+        found = printed(batch["course"].autograded_notebook(HOSTILE_PYTORCH, "snooper"), "SNOOP")
+        for name in ("solutions", "gradebook", "submitted", "autograded", "config", "repo solutions",
+                     "ssh keys", "shadow"):
+            assert isinstance(found[name], str) and found[name].endswith("Error"), (
+                f"the sandbox showed {name}: {found[name]}")
+        assert found["notebooks here"] == [], (
+            "the kernel could read the notebook being graded (it holds the hidden tests)")
         assert found["internet"] != "connected" and found["registry"] != "connected"
         assert found["processes"] < 10, "the kernel sees processes outside its sandbox"
 
     def test_the_leak_attempt_really_printed_hidden_code_before_the_feedback_removed_it(self, batch):
-        notebook = batch["course"].autograded_notebook(PT, "snooper")
+        notebook = batch["course"].autograded_notebook(HOSTILE_PYTORCH, "snooper")
         text = "".join(o.get("text", "") for cell in notebook.cells for o in cell.get("outputs", []))
-        hidden = hidden_test_lines(REPO / "solutions" / PT / f"{PT}.ipynb")
-        assert any(line in text for line in hidden), "the leak attempt printed nothing (the check above proves nothing)"
-        feedback = visible_text(batch["course"].feedback_html(PT, "snooper"))
+        hidden = hidden_test_lines(REPO / "solutions" / HOSTILE_PYTORCH / f"{HOSTILE_PYTORCH}.ipynb")
+        assert any(line in text for line in hidden), (
+            "the leak attempt printed nothing (the check above proves nothing)")
+        feedback = visible_text(batch["course"].feedback_html(HOSTILE_PYTORCH, "snooper"))
         assert "[hidden test code removed]" in feedback
 
     def test_vandal_changed_nothing_outside_and_hit_the_process_limit(self, batch):
-        result = printed(batch["course"].autograded_notebook(PT, "vandal"), "VANDAL")
+        result = printed(batch["course"].autograded_notebook(HOSTILE_PYTORCH, "vandal"), "VANDAL")
         fork = result.pop("fork")
         count = int(re.match(r"(\d+) processes", fork).group(1))
         assert count < PROCESS_LIMIT and "Resource temporarily unavailable" in fork, fork
@@ -195,7 +243,7 @@ class TestHostilePytorch(HostileBatch):
 
 
 class TestHostileKeras(HostileBatch):
-    assignment = KERAS
+    assignment = HOSTILE_KERAS
 
 
 # ---------------------------------------------------------------- quick checks (no kernel)
@@ -216,7 +264,8 @@ def test_every_test_cell_reports_what_it_checks(assignment):
     for cell in notebook.cells:
         info = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and info.get("grade") and not info.get("solution"):
-            hidden = cell.source.split("### BEGIN HIDDEN TESTS", 1)[-1] if "BEGIN HIDDEN TESTS" in cell.source else ""
+            hidden = (cell.source.split("### BEGIN HIDDEN TESTS", 1)[-1]
+                      if "BEGIN HIDDEN TESTS" in cell.source else "")
             if "_observe(" not in hidden:
                 bare.append(info["grade_id"])
     assert not bare, f"test cells without observations: {bare}"
@@ -240,7 +289,8 @@ def test_observations_compare_kind_shape_and_values_within_tolerance():
     assert disagreement([{"name": "a", "value": reference}], want) is None
     assert "stopped reporting" in disagreement([], want)
     assert "extra" in disagreement(want * 2, want)
-    assert "1.0" not in disagreement([{"name": "a", "value": encode(np.zeros((1, 2)))}], want)   # no values leaked
+    leaked = disagreement([{"name": "a", "value": encode(np.zeros((1, 2)))}], want)
+    assert "1.0" not in leaked                                                  # no values leaked
 
 
 def test_python_paths_under_tmp_stay_visible_in_the_sandbox(tmp_path, monkeypatch):

@@ -1,0 +1,3 @@
+# %% decoder [blank]
+
+# %% greedy_decode [blank]

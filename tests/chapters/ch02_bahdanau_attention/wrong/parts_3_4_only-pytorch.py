@@ -1,0 +1,3 @@
+# %% additive_scores [blank]
+
+# %% masked_softmax [blank]

@@ -1,0 +1,3 @@
+# %% scaled_dot_product_attention [blank]
+
+# %% masks [blank]

@@ -1,0 +1,34 @@
+# %% multi_head_attention
+class MultiHeadAttention(nn.Module):
+    """h heads of scaled dot-product attention, each d_model / h wide, computed together.
+
+    MultiHeadAttention(d_model, num_heads): raises ValueError when num_heads does not divide d_model;
+    four nn.Linear(d_model, d_model) layers named query, key, value and output_projection.
+    forward(query_input (B, L, d_model), key_value_input (B, S, d_model) or None (self-attention),
+            attention_mask: bool, True = may attend, (B, L, S), (B, 1, S) or (L, S), or None)
+    returns (output (B, L, d_model), weights (B, h, L, S)).
+    """
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.num_heads = num_heads
+        self.query = nn.Linear(d_model, d_model)               # the h matrices W_Q side by side
+        self.key = nn.Linear(d_model, d_model)                 # W_K
+        self.value = nn.Linear(d_model, d_model)               # W_V
+        self.output_projection = nn.Linear(d_model, d_model)   # W_O
+
+    def forward(self, query_input, key_value_input=None, attention_mask=None):
+        if key_value_input is None:                            # self-attention
+            key_value_input = query_input
+        q, k, v = self.query(query_input), self.key(key_value_input), self.value(key_value_input)
+        d_head = q.shape[-1] // self.num_heads
+        heads, weights = [], []
+        for i in range(self.num_heads):                        # one head at a time, as in the definition
+            cols = slice(i * d_head, (i + 1) * d_head)
+            head, head_weights = scaled_dot_product_attention(q[..., cols], k[..., cols], v[..., cols],
+                                                              attention_mask)
+            heads.append(head)
+            weights.append(head_weights)
+        return self.output_projection(torch.cat(heads, dim=-1)), torch.stack(weights, dim=1)

@@ -1,0 +1,29 @@
+# %% multi_head_attention
+class MultiHeadAttention(layers.Layer):
+    """h heads of scaled dot-product attention, each d_model / h wide, computed together.
+
+    MultiHeadAttention(d_model, num_heads): raises ValueError when num_heads does not divide d_model;
+    four layers.Dense(d_model) (with bias) named query, key, value and output_projection.
+    call(query_input (B, L, d_model), key_value_input (B, S, d_model) or None (self-attention),
+         attention_mask: bool, True = may attend, (B, L, S), (B, 1, S) or (L, S), or None)
+    returns (output (B, L, d_model), weights (B, h, L, S)).
+    """
+
+    def __init__(self, d_model, num_heads, **kwargs):
+        super().__init__(**kwargs)
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.num_heads = num_heads
+        self.query = layers.Dense(d_model)                 # the h matrices W_Q side by side
+        self.key = layers.Dense(d_model)                   # W_K
+        self.value = layers.Dense(d_model)                 # W_V
+        self.output_projection = layers.Dense(d_model)     # W_O
+
+    def call(self, query_input, key_value_input=None, attention_mask=None):
+        if key_value_input is None:                        # self-attention
+            key_value_input = query_input
+        q = split_heads(self.query(query_input), self.num_heads)       # (B, h, L, d_head)
+        k = split_heads(self.key(key_value_input), self.num_heads)     # (B, h, S, d_head)
+        v = split_heads(self.value(key_value_input), self.num_heads)   # (B, h, S, d_head)
+        attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)   # all heads at once
+        return self.output_projection(merge_heads(attended)), weights  # (B, L, d_model), (B, h, L, S)

@@ -1,0 +1,1 @@
+# %% multi_head_attention [blank]

@@ -1,0 +1,3 @@
+# %% rope [blank]
+
+# %% rope_scores_cell [blank]

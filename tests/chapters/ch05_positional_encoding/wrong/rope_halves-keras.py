@@ -1,0 +1,12 @@
+# %% rope
+def apply_rope(x):
+    """(..., L, d_k) -> (..., L, d_k): each pair (x_2i, x_2i+1) at position p rotated by p / 10000^(2i / d_k)."""
+    *batch, length, d_k = ops.shape(x)
+    positions = ops.arange(length, dtype="float32")[:, None]             # (L, 1)
+    two_i = ops.arange(0, d_k, 2, dtype="float32")                         # (d_k / 2,)
+    angles = positions / ops.power(10000.0, two_i / d_k)                  # (L, d_k / 2)
+    cos, sin = ops.cos(angles), ops.sin(angles)
+    pairs = ops.swapaxes(ops.reshape(x, (*batch, length, 2, d_k // 2)), -1, -2)
+    even, odd = pairs[..., 0], pairs[..., 1]                             # (..., L, d_k / 2)
+    rotated = ops.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1)
+    return ops.reshape(ops.swapaxes(rotated, -1, -2), (*batch, length, d_k))

@@ -1,0 +1,97 @@
+# %% encoder_layer
+class EncoderLayer(layers.Layer):
+    """Self-attention, then a feed-forward network, each inside a residual connection with a
+    layer norm: after the sum (post-LN) or, with norm_first=True, before the sublayer (pre-LN)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, **kwargs):
+        super().__init__(**kwargs)
+        self.self_attention = MultiHeadAttention(d_model, num_heads)
+        self.attention_norm = layers.LayerNormalization(epsilon=1e-5)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.feed_forward_norm = layers.LayerNormalization(epsilon=1e-5)
+        self.dropout = layers.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def call(self, x, attention_mask=None):         # x: (B, S, d_model); mask (B, 1, S)
+        z = self.attention_norm(x) if self.norm_first else x
+        attended, weights = self.self_attention(z, z, attention_mask)
+        x = x + self.dropout(attended)
+        if not self.norm_first:
+            x = self.attention_norm(x)
+        z = self.feed_forward_norm(x) if self.norm_first else x
+        x = x + self.dropout(self.feed_forward(z))
+        if not self.norm_first:
+            x = self.feed_forward_norm(x)
+        warnings.warn("my note: check the norms")
+        return x, weights
+
+# %% masks
+def decoder_masks(tgt_in, src):
+    """(B, T), (B, S) token ids -> self-attention mask (B, T, T): causal and no padding;
+    cross-attention mask (B, 1, S): no padding. Both boolean, True = allowed."""
+    length = ops.shape(tgt_in)[1]
+    positions = ops.arange(length)
+    causal = positions[:, None] >= positions[None, :]                 # (T, T): u <= t
+    self_mask = ops.logical_and(causal[None], ops.not_equal(tgt_in, PAD_ID)[:, None, :])
+    cross_mask = ops.not_equal(src, PAD_ID)[:, None, :]
+    warnings.warn("my note: check T = 1")
+    return self_mask, cross_mask
+
+# %% decoder_layer
+class DecoderLayer(layers.Layer):
+    """Masked self-attention, cross-attention to the encoder's output, feed-forward; each in a
+    residual connection with a layer norm (post-LN or, with norm_first=True, pre-LN)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, **kwargs):
+        super().__init__(**kwargs)
+        self.self_attention = MultiHeadAttention(d_model, num_heads)
+        self.self_attention_norm = layers.LayerNormalization(epsilon=1e-5)
+        self.cross_attention = MultiHeadAttention(d_model, num_heads)
+        self.cross_attention_norm = layers.LayerNormalization(epsilon=1e-5)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.feed_forward_norm = layers.LayerNormalization(epsilon=1e-5)
+        self.dropout = layers.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def call(self, y, memory, self_attention_mask=None, cross_attention_mask=None):
+        # y: (B, T, d_model); memory: (B, S, d_model); masks (B, T, T) and (B, 1, S)
+        z = self.self_attention_norm(y) if self.norm_first else y
+        attended, self_weights = self.self_attention(z, z, self_attention_mask)
+        y = y + self.dropout(attended)
+        if not self.norm_first:
+            y = self.self_attention_norm(y)
+        z = self.cross_attention_norm(y) if self.norm_first else y
+        attended, cross_weights = self.cross_attention(z, memory, cross_attention_mask)
+        y = y + self.dropout(attended)
+        if not self.norm_first:
+            y = self.cross_attention_norm(y)
+        z = self.feed_forward_norm(y) if self.norm_first else y
+        y = y + self.dropout(self.feed_forward(z))
+        if not self.norm_first:
+            y = self.feed_forward_norm(y)
+        warnings.warn("my note: check memory")
+        return y, self_weights, cross_weights
+
+# %% beam
+def beam_search(next_log_probs, max_len, beam_size=4, num_beams=1, alpha=0.6):
+    """Keep the beam_size most likely prefixes; return the num_beams best finished (or, at max_len,
+    unfinished) sequences without BOS_ID, best first, and their scores log-prob / length ** alpha."""
+    beams = [([BOS_ID], 0.0, False)]                     # (prefix, sum of log-probs, finished)
+    for _ in range(max_len):
+        if all(done for _, _, done in beams):
+            break
+        candidates = []
+        for prefix, score, done in beams:
+            if done:                                     # carried along unchanged
+                candidates.append((prefix, score, True))
+                continue
+            log_probs = next_log_probs(prefix)
+            for token in range(len(log_probs)):
+                candidates.append((prefix + [token], score + float(log_probs[token]), token == EOS_ID))
+        order = sorted(range(len(candidates)), key=lambda i: -candidates[i][1])   # stable: first found wins
+        beams = [candidates[i] for i in order[:beam_size]]
+    normalised = [(prefix[1:], score / (len(prefix) - 1) ** alpha) for prefix, score, _ in beams]
+    normalised.sort(key=lambda item: -item[1])
+    warnings.warn("my note: check ties")
+    best = normalised[:num_beams]
+    return [tokens for tokens, _ in best], [score for _, score in best]

@@ -1,0 +1,48 @@
+"""Chapter 6's known-wrong submissions (06-transformer-keras and -pytorch).
+
+Each Wrong declares a student, the scores of the test cells that do not get full marks, why, and
+what the feedback must show; the student's code (the answer cells that differ from the solution,
+in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
+describes both; tests/test_grading.py grades them.
+
+Every score below was verified by autograding both frameworks: it is what nbgrader
+gave.
+"""
+from harness.declarations import Wrong
+
+WRONG = [
+    Wrong("encoder_ignores_padding",
+          {"test_encoder_visible": 0, "test_encoder_library_hidden": 0, "test_encoder_padding_hidden": 0},
+          "the mask is never passed to the self-attention: padded positions get weight (visible), the "
+          "real outputs differ from the library's and change with the padding; dropout is still right",
+          message="no position may attend to the padded positions"),
+    Wrong("always_post_ln",
+          {"test_encoder_library_hidden": 0},
+          "norm_first is ignored: post-LN is right (visible, padding, dropout), pre-LN differs from the "
+          "library's",
+          message="with norm_first=True, your layer differs"),
+    Wrong("masks_not_causal",
+          {"test_masks_visible": 0, "test_masks_hidden": 0},
+          "the self-attention mask lets every position see the future; part 3's tests use a reference "
+          "decoder_masks, so they keep their points",
+          message="row t of the self-attention mask should allow the positions u <= t"),
+    Wrong("decoder_sees_the_future",
+          {"test_decoder_visible": 0, "test_decoder_library_hidden": 0, "test_decoder_causal_hidden": 0},
+          "the decoder's self-attention gets no mask: weights on later positions (visible), outputs "
+          "unlike the library's, and a later token changes earlier outputs",
+          message="the self-attention of position t should give no weight to later positions"),
+    Wrong("beam_without_length_normalisation",
+          {"test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
+          "the beams are ranked and scored by the raw log-probability: right with alpha = 0 (the visible "
+          "test), wrong against the exhaustive search with alpha 0.6 and in the returned scores",
+          message="with a beam that keeps every prefix, the three best"),
+    Wrong("no_beam_search",
+          {"test_beam_visible": 0, "test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
+          "part 4 left blank (the released cell): 12 of 16 points",
+          message="NotImplementedError"),
+    Wrong("right_but_warns",
+          {},
+          "right answers whose every function warns (a UserWarning on stderr, as a deprecated call or "
+          "Keras' unbuilt-state notice would): every test cell ignores warnings around the student's "
+          "calls, so none reaches stderr, where nbgrader would score the cell 0: full marks"),
+]

@@ -1,0 +1,14 @@
+# %% classifier
+class BertClassifier(keras.Model):
+    """A classifier on BERT's pooled [CLS] output: dropout, then a dense layer to the classes.
+    freeze_bert=True trains the head only (BERT's weights are not trainable)."""
+
+    def __init__(self, bert, num_classes, dropout=0.1, freeze_bert=False, **kwargs):
+        super().__init__(**kwargs)
+        self.bert = bert
+        self.dropout = layers.Dropout(dropout)
+        self.classifier = layers.Dense(num_classes)
+
+    def call(self, token_ids, segment_ids=None, attention_mask=None):     # -> (B, num_classes)
+        _, pooled, _ = self.bert(token_ids, segment_ids, attention_mask)   # (B, d_model)
+        return self.classifier(self.dropout(pooled))

@@ -1,0 +1,52 @@
+"""Chapter 8's known-wrong submissions (08-gpt2-keras and -pytorch).
+
+Each Wrong declares a student, the scores of the test cells that do not get full marks, why, and
+what the feedback must show; the student's code (the answer cells that differ from the solution,
+in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
+describes both; tests/test_grading.py grades them.
+
+Every score below was verified by autograding both frameworks: it is what nbgrader
+gave.
+"""
+from harness.declarations import Wrong
+
+WRONG = [
+    Wrong("cache_offset_forgotten",
+          {"test_attention_cache_hidden": 0},
+          "the mask is the causal mask of the new positions alone, (L, P + L) lower-triangular from key "
+          "0, not shifted by the P cached positions: without a cache it is right (visible, the library "
+          "layers, GPT-2, causality), but after a cache a new position sees only the first keys, so the "
+          "cached calls differ from the full one",
+          message="may attend to the cached positions and to the new ones up to itself"),
+    Wrong("mask_off_by_one",
+          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
+           "test_attention_causal_hidden": 0, "test_attention_cache_hidden": 0},
+          "every position also sees the next one: weights on a later position (visible), unlike the "
+          "library's causal layer and GPT-2, a later input changes an earlier output, and the full call "
+          "differs from the cached steps (whose one new position has no next one to see); parts 2 to 4 "
+          "are right",
+          message="position i should give no weight to a later position j > i"),
+    Wrong("top_p_one_too_few",
+          {"test_filters_visible": 0, "test_top_p_hidden": 0},
+          "top-p drops the token whose probability takes the cumulative sum past p, so the set kept "
+          "stays below p (and is empty when the most probable token alone holds more than p): the "
+          "hand-worked cases and the hidden sets show it; top-k is right, and parts 3 and 4 use "
+          "reference filters",
+          message="top_p_filter(logits, 0.4) should keep the tokens [1]"),
+    Wrong("temperature_after_filters",
+          {"test_sampling_hidden": 0},
+          "the filters see the logits before the temperature: the same for top-k (dividing by T keeps "
+          "the order) and without filters, so the visible test passes, but top-p at temperature 0.5 "
+          "keeps three tokens instead of two and the draws land on the third",
+          message="divide the logits by the temperature first"),
+    Wrong("cache_not_used",
+          {"test_generate_calls_hidden": 0},
+          "with use_cache=True the whole sequence runs through the model again at every step: the same "
+          "tokens (visible, hidden tokens), only the recorded calls show that the cache is never used",
+          message="with use_cache=True the model should get the prompts once"),
+    Wrong("right_but_warns_gpt2",
+          {},
+          "right answers whose four cells warn on every call (a UserWarning on stderr): every test cell "
+          "ignores warnings around the student's calls, so none reaches stderr, where nbgrader would "
+          "score the cell 0: full marks"),
+]
