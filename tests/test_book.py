@@ -1,32 +1,36 @@
 """The book builds with warnings as errors, offline, and its framework switch
 works in a real headless browser.
 
-The book is built once per module (into a temporary directory, never into the
-repository's _build/) and shared by the build checks and the browser checks.
-The browser checks drive Debian's Chromium through chromedriver and serve the
-built HTML over http://127.0.0.1 (localStorage on file:// URLs is unreliable).
+The book is built once per module (tests/book_site.py: into a temporary directory,
+never into the repository's _build/) and shared by the build checks and the browser
+checks, which drive Debian's Chromium through chromedriver.
 
 Set BOOK_SCREENSHOTS=/some/dir to save PNG screenshots of the pages tested.
 """
 
 from __future__ import annotations
 
-import functools
-import html.parser
-import http.server
-import os
 import re
-import shutil
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
 
+from book_site import (  # noqa: F401 (book, html_dir, server, driver: the fixtures)
+    REMOTE,
+    assert_shows,
+    book,
+    driver,
+    fresh_page,
+    html_dir,
+    open_page,
+    pages,
+    parse_page,
+    screenshot,
+    server,
+    switch_button,
+    switch_state,
+    tagged_pages)
 from course_tools import manifest, split
 
 pytestmark = pytest.mark.slow
@@ -63,109 +67,6 @@ REFERENCE_KEYS = [
 
 ASSIGNMENT_NOTEBOOKS = [f"exercises/{name}/{name}.ipynb" for name in manifest.assignment_marks()]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-MISSING_BROWSER = (
-    f"the browser tests need {CHROMIUM} and {CHROMEDRIVER}: "
-    ".ci/run must install Debian's chromium and chromium-driver "
-    "(apt-get install chromium chromium-driver)"
-)
-
-FRAMEWORKS = ("keras", "pytorch")
-STORAGE_KEY = "attention-course.framework"
-REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
-
-
-# --------------------------------------------------------------------------
-# Building
-# --------------------------------------------------------------------------
-
-
-def _jupyter_book() -> str:
-    candidate = Path(sys.executable).with_name("jupyter-book")
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which("jupyter-book")
-    if not found:
-        pytest.fail("jupyter-book is not installed in this environment")
-    return found
-
-
-@pytest.fixture(scope="module")
-def book(tmp_path_factory):
-    """Build the book once into a temporary directory; keep the log."""
-    out = tmp_path_factory.mktemp("book")
-    cmd = [
-        _jupyter_book(),
-        "build",
-        str(REPO),
-        "--path-output",
-        str(out),
-        "--warningiserror",
-        "--keep-going",
-    ]
-    start = time.monotonic()
-    proc = subprocess.run(
-        cmd,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
-    return SimpleNamespace(
-        html=out / "_build" / "html",  # --path-output DIR writes DIR/_build/html
-        returncode=proc.returncode,
-        log=proc.stdout + proc.stderr,
-        seconds=time.monotonic() - start,
-    )
-
-
-@pytest.fixture(scope="module")
-def html_dir(book) -> Path:
-    if book.returncode != 0:
-        pytest.fail("the book did not build:\n" + book.log[-6000:])
-    return book.html
-
-
-class _AssetParser(html.parser.HTMLParser):
-    """Collects what a page loads (script src, link href) and its classes."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.assets: list[tuple[str, str]] = []
-        self.classes: set[str] = set()
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "script" and attrs.get("src"):
-            self.assets.append((tag, attrs["src"]))
-        if tag == "link" and attrs.get("href"):
-            self.assets.append((tag, attrs["href"]))
-        if tag in ("img", "iframe", "source", "audio", "video", "embed") and attrs.get("src"):
-            self.assets.append((tag, attrs["src"]))
-        self.classes.update((attrs.get("class") or "").split())
-
-
-@functools.lru_cache(maxsize=None)
-def _parse(path: Path) -> _AssetParser:
-    parser = _AssetParser()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return parser
-
-
-def _pages(html_root: Path) -> list[Path]:
-    return sorted(html_root.rglob("*.html"))
-
-
-def _tagged_pages(html_root: Path) -> list[str]:
-    """Pages (relative paths) holding at least one framework-tagged element."""
-    return [
-        p.relative_to(html_root).as_posix()
-        for p in _pages(html_root / "book")
-        if {"tag_keras", "tag_pytorch"} & _parse(p).classes
-    ]
-
 
 def test_book_builds_without_warnings(book):
     assert book.returncode == 0, book.log[-6000:]
@@ -200,8 +101,8 @@ def test_intro_citations_link_to_references(html_dir):
 
 def test_nothing_is_loaded_from_the_network(html_dir):
     offenders = []
-    for page in _pages(html_dir):
-        for tag, url in _parse(page).assets:
+    for page in pages(html_dir):
+        for tag, url in parse_page(page).assets:
             if REMOTE.match(url):
                 offenders.append(f"{page.relative_to(html_dir)}: <{tag}> {url}")
     for css in html_dir.rglob("*.css"):
@@ -212,7 +113,7 @@ def test_nothing_is_loaded_from_the_network(html_dir):
 
 
 def test_mathjax_is_local(html_dir):
-    chapter = _parse(html_dir / "book/01_rnn_bottleneck.html")
+    chapter = parse_page(html_dir / "book/01_rnn_bottleneck.html")
     scripts = [
         url.split("?")[0]
         for tag, url in chapter.assets
@@ -223,13 +124,13 @@ def test_mathjax_is_local(html_dir):
 
 
 def test_framework_switch_is_included(html_dir):
-    chapter = _parse(html_dir / "book/01_rnn_bottleneck.html")
+    chapter = parse_page(html_dir / "book/01_rnn_bottleneck.html")
     urls = [url.split("?")[0] for _, url in chapter.assets]
     assert "../_static/framework-switch.js" in urls
     assert "../_static/framework-switch.css" in urls
-    tagged = _tagged_pages(html_dir)
+    tagged = tagged_pages(html_dir)
     assert "book/01_rnn_bottleneck.html" in tagged, tagged
-    assert {"tag_keras", "tag_pytorch"} <= _parse(html_dir / "book/01_rnn_bottleneck.html").classes
+    assert {"tag_keras", "tag_pytorch"} <= parse_page(html_dir / "book/01_rnn_bottleneck.html").classes
 
 
 @pytest.mark.parametrize("notebook", ASSIGNMENT_NOTEBOOKS)
@@ -266,190 +167,69 @@ def test_chapter_offers_its_one_framework_notebooks(html_dir, stem):
 # The browser
 # --------------------------------------------------------------------------
 
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest's output clean
-        pass
-
-
-@pytest.fixture(scope="module")
-def server(html_dir):
-    handler = functools.partial(_QuietHandler, directory=str(html_dir))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
-    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-        if os.environ.get("CI"):
-            pytest.fail(MISSING_BROWSER)
-        pytest.skip(MISSING_BROWSER)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    browser.set_page_load_timeout(60)
-    try:
-        yield browser
-    finally:
-        browser.quit()
-
-
-def _open(driver, url):
-    driver.get(url)
-    # framework-switch.js builds the control on DOMContentLoaded
-    driver.execute_script("return document.readyState")
-
-
-def _fresh(driver, base):
-    """Forget any stored choice (same origin for every page)."""
-    _open(driver, base + "book/intro.html")
-    driver.execute_script("window.localStorage.clear()")
-
-
-def _state(driver):
-    """What the page shows: framework attribute, switch, visibility of cells."""
-    return driver.execute_script(
-        """
-        const shown = el => el.getClientRects().length > 0 &&
-                            getComputedStyle(el).visibility !== 'hidden';
-        const cells = sel => Array.from(document.querySelectorAll(sel));
-        const buttons = cells('.framework-switch button');
-        return {
-          framework: document.documentElement.getAttribute('data-framework'),
-          stored: window.localStorage.getItem(arguments[0]),
-          api: window.frameworkSwitch ? window.frameworkSwitch.get() : null,
-          switches: cells('.framework-switch').length,
-          switchShown: cells('.framework-switch').some(shown),
-          pressed: buttons.filter(b => b.getAttribute('aria-pressed') === 'true')
-                          .map(b => b.dataset.framework),
-          keras: cells('.tag_keras').map(shown),
-          kerasParts: cells('.tag_keras .cell_input, .tag_keras .cell_output').map(shown),
-          pytorch: cells('.tag_pytorch').map(shown),
-          pytorchParts: cells('.tag_pytorch .cell_input, .tag_pytorch .cell_output').map(shown),
-          untagged: cells('.cell:not(.tag_keras):not(.tag_pytorch)').map(shown),
-        };
-        """,
-        STORAGE_KEY,
-    )
-
-
-def _assert_shows(driver, framework, page=""):
-    other = "keras" if framework == "pytorch" else "pytorch"
-    state = _state(driver)
-    where = f"{page or driver.current_url}: {state}"
-    assert state["framework"] == framework, where
-    assert state["api"] == framework, where
-    assert state["switches"] == 1 and state["switchShown"], where
-    assert state["pressed"] == [framework], where
-    assert state[framework] and all(state[framework]), where
-    assert state[other] and not any(state[other]), where
-    assert not any(state[other + "Parts"]), where
-    assert all(state["untagged"]), where
-    return state
-
-
-def _button(driver, framework):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_element(
-        By.CSS_SELECTOR, f'.framework-switch button[data-framework="{framework}"]'
-    )
-
-
-def _screenshot(driver, name):
-    folder = os.environ.get("BOOK_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
-
-
 @pytest.mark.browser
 def test_default_is_pytorch(driver, server, html_dir):
-    _fresh(driver, server)
-    for page in _tagged_pages(html_dir):
-        _open(driver, server + page)
-        _assert_shows(driver, "pytorch", page)
-    assert _state(driver)["stored"] is None  # a default is not a choice
+    fresh_page(driver, server)
+    for page in tagged_pages(html_dir):
+        open_page(driver, server + page)
+        assert_shows(driver, "pytorch", page)
+    assert switch_state(driver)["stored"] is None  # a default is not a choice
 
 
 @pytest.mark.browser
 def test_choice_hides_other_framework_and_is_remembered(driver, server, html_dir):
-    tagged = _tagged_pages(html_dir)
+    tagged = tagged_pages(html_dir)
     first = server + tagged[0]
-    _fresh(driver, server)
-    _open(driver, first)
+    fresh_page(driver, server)
+    open_page(driver, first)
 
-    _button(driver, "keras").click()
-    _assert_shows(driver, "keras")
-    assert _state(driver)["stored"] == "keras"
+    switch_button(driver, "keras").click()
+    assert_shows(driver, "keras")
+    assert switch_state(driver)["stored"] == "keras"
 
-    _button(driver, "pytorch").click()
-    _assert_shows(driver, "pytorch")
-    assert _state(driver)["stored"] == "pytorch"
+    switch_button(driver, "pytorch").click()
+    assert_shows(driver, "pytorch")
+    assert switch_state(driver)["stored"] == "pytorch"
 
     driver.refresh()
-    _assert_shows(driver, "pytorch", "after reload")
+    assert_shows(driver, "pytorch", "after reload")
 
     # every page with framework cells, reached again from a page without any,
     # and the chapter under a second URL
     pages = tagged + [tagged[0] + "?from=intro#top"]
     for page in pages:
-        _open(driver, server + "book/intro.html")
-        _open(driver, server + page)
-        _assert_shows(driver, "pytorch", page)
+        open_page(driver, server + "book/intro.html")
+        open_page(driver, server + page)
+        assert_shows(driver, "pytorch", page)
 
     # the same choice the other way round, on every page
-    _button(driver, "keras").click()
+    switch_button(driver, "keras").click()
     for page in pages:
-        _open(driver, server + page)
-        _assert_shows(driver, "keras", page)
+        open_page(driver, server + page)
+        assert_shows(driver, "keras", page)
 
 
 @pytest.mark.browser
 def test_url_parameter_selects_and_is_remembered(driver, server, html_dir):
-    page = _tagged_pages(html_dir)[0]
-    _fresh(driver, server)
-    _open(driver, server + page + "?framework=keras")
-    _assert_shows(driver, "keras")
-    assert _state(driver)["stored"] == "keras"
-    _open(driver, server + page)  # no parameter: remembered
-    _assert_shows(driver, "keras")
-    _open(driver, server + "book/intro.html?framework=pytorch")  # works on any page
-    _open(driver, server + page)
-    _assert_shows(driver, "pytorch")
-    _open(driver, server + page + "?framework=nonsense")  # ignored
-    _assert_shows(driver, "pytorch")
+    page = tagged_pages(html_dir)[0]
+    fresh_page(driver, server)
+    open_page(driver, server + page + "?framework=keras")
+    assert_shows(driver, "keras")
+    assert switch_state(driver)["stored"] == "keras"
+    open_page(driver, server + page)  # no parameter: remembered
+    assert_shows(driver, "keras")
+    open_page(driver, server + "book/intro.html?framework=pytorch")  # works on any page
+    open_page(driver, server + page)
+    assert_shows(driver, "pytorch")
+    open_page(driver, server + page + "?framework=nonsense")  # ignored
+    assert_shows(driver, "pytorch")
 
     # a click keeps an explicit parameter in step, so a reload does not undo it
-    _open(driver, server + page + "?framework=keras")
-    _button(driver, "pytorch").click()
+    open_page(driver, server + page + "?framework=keras")
+    switch_button(driver, "pytorch").click()
     assert "framework=pytorch" in driver.current_url
     driver.refresh()
-    _assert_shows(driver, "pytorch")
+    assert_shows(driver, "pytorch")
 
 
 @pytest.mark.browser
@@ -457,10 +237,10 @@ def test_switch_works_with_the_keyboard(driver, server, html_dir):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    page = _tagged_pages(html_dir)[0]
-    _fresh(driver, server)
-    _open(driver, server + page)
-    _assert_shows(driver, "pytorch")
+    page = tagged_pages(html_dir)[0]
+    fresh_page(driver, server)
+    open_page(driver, server + page)
+    assert_shows(driver, "pytorch")
 
     def focused_framework():
         return driver.execute_script(
@@ -477,14 +257,14 @@ def test_switch_works_with_the_keyboard(driver, server, html_dir):
         pytest.fail("Tab never reached the Keras button of the framework switch")
 
     ActionChains(driver).send_keys(Keys.ENTER).perform()
-    _assert_shows(driver, "keras", "after Enter")
-    assert _state(driver)["stored"] == "keras"
+    assert_shows(driver, "keras", "after Enter")
+    assert switch_state(driver)["stored"] == "keras"
 
     ActionChains(driver).send_keys(Keys.TAB).perform()
     assert focused_framework() == "pytorch", "Tab does not move on to the PyTorch button"
     ActionChains(driver).send_keys(Keys.SPACE).perform()
-    _assert_shows(driver, "pytorch", "after Space")
-    assert _state(driver)["stored"] == "pytorch"
+    assert_shows(driver, "pytorch", "after Space")
+    assert switch_state(driver)["stored"] == "pytorch"
 
     label = driver.execute_script(
         "return document.querySelector('.framework-switch').getAttribute('role') + '|' +"
@@ -495,28 +275,28 @@ def test_switch_works_with_the_keyboard(driver, server, html_dir):
 
 @pytest.mark.browser
 def test_no_switch_without_framework_cells(driver, server, html_dir):
-    tagged = set(_tagged_pages(html_dir))
+    tagged = set(tagged_pages(html_dir))
     untagged = [
         p.relative_to(html_dir).as_posix()
-        for p in _pages(html_dir / "book")
+        for p in pages(html_dir / "book")
         if p.relative_to(html_dir).as_posix() not in tagged
     ]
     assert "book/intro.html" in untagged
-    _fresh(driver, server)
+    fresh_page(driver, server)
     for page in untagged:
-        _open(driver, server + page)
-        state = _state(driver)
+        open_page(driver, server + page)
+        state = switch_state(driver)
         assert state["switches"] == 0, f"{page} shows a framework switch"
         assert all(state["untagged"]), page
-    _open(driver, server + "book/intro.html")
-    _screenshot(driver, "intro")
+    open_page(driver, server + "book/intro.html")
+    screenshot(driver, "intro")
 
 
 @pytest.mark.browser
 def test_one_framework_notebooks_are_downloads(driver, server, html_dir):
     """framework-switch.js makes the menu's one-framework links save the file."""
-    _fresh(driver, server)
-    _open(driver, server + "book/01_rnn_bottleneck.html")
+    fresh_page(driver, server)
+    open_page(driver, server + "book/01_rnn_bottleneck.html")
     links = driver.execute_script(
         "return Array.from(document.querySelectorAll('a.btn-download-keras-notebook-button, "
         "a.btn-download-pytorch-notebook-button')).map(a => [a.getAttribute('href'), "
@@ -531,9 +311,9 @@ def test_badges_maths_and_no_network(driver, server, html_dir):
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = "book/01_rnn_bottleneck.html"
-    _fresh(driver, server)
-    _open(driver, server + page + "?framework=pytorch")
-    _assert_shows(driver, "pytorch")
+    fresh_page(driver, server)
+    open_page(driver, server + page + "?framework=pytorch")
+    assert_shows(driver, "pytorch")
 
     badge = driver.execute_script(
         "const c = document.querySelector('.tag_pytorch');"
@@ -547,15 +327,15 @@ def test_badges_maths_and_no_network(driver, server, html_dir):
             "return document.querySelectorAll('mjx-container').length > 0"
         )
     )
-    _screenshot(driver, "chapter-pytorch")
+    screenshot(driver, "chapter-pytorch")
 
-    _button(driver, "keras").click()
+    switch_button(driver, "keras").click()
     badge = driver.execute_script(
         "const c = document.querySelector('.tag_keras');"
         "return getComputedStyle(c, '::before').content;"
     )
     assert "Keras" in badge
-    _screenshot(driver, "chapter-keras")
+    screenshot(driver, "chapter-keras")
 
     # every resource the page fetched came from the local server
     resources = driver.execute_script(

@@ -5,9 +5,7 @@ this module holds the case tables, the inputs, the references and the comparison
 ``ch03_pytorch`` / ``ch03_keras`` call the student's code on them. A check returns what its cell
 observes: a ``(name, value)`` pair.
 """
-import contextlib
 import functools
-from unittest import mock
 
 import numpy as np
 
@@ -53,19 +51,6 @@ def causal(length, keys=None):
 def real_positions(lengths, length):
     """(B, length) bool: True at the first lengths[b] positions of sequence b."""
     return np.arange(length)[None, :] < np.array(lengths)[:, None]
-
-
-@contextlib.contextmanager
-def refused(targets, message):
-    """While inside: calling any (owner, attribute name) of targets raises AssertionError(message),
-    the student's feedback; the attributes are put back on the way out. (Not chapter-specific: a
-    candidate for reference.py.)"""
-    def refuse(*args, **kwargs):
-        raise AssertionError(message)
-    with contextlib.ExitStack() as patches:
-        for owner, name in targets:
-            patches.enter_context(mock.patch.object(owner, name, refuse))
-        yield
 
 
 def result_arrays(result, to_numpy, function_name="scaled_dot_product_attention"):

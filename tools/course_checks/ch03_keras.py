@@ -23,7 +23,7 @@ def library_attention_refused():
     attention_layers = ("MultiHeadAttention", "Attention", "GroupQueryAttention")
     targets = [(keras_backend.nn, "dot_product_attention"), (ops, "dot_product_attention")]
     targets += [(getattr(layers, name), "call") for name in attention_layers if hasattr(layers, name)]
-    return ch03.refused(targets, (
+    return reference.refused(targets, (
         "scaled_dot_product_attention called the library's attention "
         "(keras.ops.dot_product_attention, keras.layers.MultiHeadAttention or keras.layers.Attention): "
         "the point of this part is to write the computation yourself, from matrix products and a softmax"))

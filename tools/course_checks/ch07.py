@@ -271,3 +271,12 @@ def gradient_batch():
 def classifier_dropout_ids():
     """Token ids 5 to 39, (16, 8), for the classifier dropout test."""
     return np.random.default_rng(131).integers(5, 40, size=(16, 8))
+
+
+def visible_masking(inputs, labels, ordinary, share, token_ids, before):
+    """What the visible masking test checked (its own variables), as observations (name, value)."""
+    return [("masking shapes", (tuple(inputs.shape), tuple(labels.shape))),
+            ("labels with mask_rate=1, first rows", labels[:3]),
+            ("special tokens unchanged", inputs[~ordinary][:24]),
+            ("about 80% [MASK]", bool(0.75 < share < 0.85)),
+            ("token_ids unchanged", bool(np.array_equal(token_ids, before)))]

@@ -1,5 +1,7 @@
 """Framework-free references, in float64, that several chapters' checks share."""
+import contextlib
 import warnings
+from unittest import mock
 
 import numpy as np
 
@@ -41,3 +43,16 @@ def quietly(function, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return function(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def refused(targets, message):
+    """While inside: calling any (owner, attribute name) of `targets` raises AssertionError(message),
+    the student's feedback (a part that asks for the computation refuses the library's own); the
+    attributes are put back on the way out."""
+    def refuse(*args, **kwargs):
+        raise AssertionError(message)
+    with contextlib.ExitStack() as patches:
+        for owner, name in targets:
+            patches.enter_context(mock.patch.object(owner, name, refuse))
+        yield
