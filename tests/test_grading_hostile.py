@@ -21,6 +21,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from attention_course.grading import verify
+
 from harness.course import ASSIGNMENTS, REPO, Course
 from harness.declarations import ZERO, hostile_submissions, wrong_named
 from harness.feedback import hidden_test_lines, visible_text
@@ -312,3 +314,17 @@ def test_python_paths_under_tmp_stay_visible_in_the_sandbox(tmp_path, monkeypatc
     tmpfs_tmp = next(i for i in range(len(command) - 1) if command[i:i + 2] == ["--tmpfs", "/tmp"])
     venv_bind = next(i for i in range(len(command) - 2) if command[i:i + 3] == ["--ro-bind", venv, venv])
     assert tmpfs_tmp < venv_bind, "the sandbox's /tmp is mounted after (over) the Python paths under /tmp"
+
+
+def test_a_grade_records_the_checks_digest(tmp_path):
+    """What a regrade compares (execute.SandboxedExecute.record_checks_digest): the hash recorded in
+    an autograded notebook's metadata, or None for a notebook graded before, or unreadable."""
+    notebook = nbformat.v4.new_notebook()
+    path = tmp_path / "graded.ipynb"
+    nbformat.write(notebook, path)
+    assert verify.recorded_checks_digest(path) is None
+    notebook.metadata["attention_course"] = {"checks_digest": verify.checks_digest()}
+    nbformat.write(notebook, path)
+    assert verify.recorded_checks_digest(path) == verify.checks_digest() != "course_checks-missing"
+    path.write_text("{not json")
+    assert verify.recorded_checks_digest(path) is None

@@ -94,9 +94,25 @@ class SandboxedExecute(Execute):
         if resources.get("nbgrader"):                 # autograding (not the reference run)
             if self.check_against_reference:
                 verify.apply(self.nb, self.reference_observations(resources), self.log)
+                self.record_checks_digest(resources)
             else:
                 verify.take_observations(self.nb)
         return self.nb, self.resources
+
+    def record_checks_digest(self, resources) -> None:
+        """Record the hash of the hidden tests' checks (course_checks) in the autograded notebook's
+        metadata; warn when this regrades a notebook last graded with other checks."""
+        digest = verify.checks_digest()
+        info = resources["nbgrader"]
+        coursedir = self.course_directory()
+        previous = Path(coursedir.format_path(coursedir.autograded_directory, info["student"],
+                                              info["assignment"])) / (info["notebook"] + ".ipynb")
+        before = verify.recorded_checks_digest(previous)
+        if before is not None and before != digest:
+            self.log.warning("%s/%s was last graded with other checks (course_checks %s, now %s): "
+                             "scores may change for that reason alone", info["student"],
+                             info["assignment"], before, digest)
+        self.nb.metadata.setdefault("attention_course", {})["checks_digest"] = digest
 
     # ------------------------------------------------------------ one cell
     def preprocess_cell(self, cell, resources, index):

@@ -154,6 +154,15 @@ def checks_digest() -> str:
     return digest()
 
 
+def recorded_checks_digest(autograded: Path) -> str | None:
+    """The checks' hash that an autograded notebook records (execute.SandboxedExecute), if any."""
+    try:
+        metadata = json.loads(autograded.read_text()).get("metadata", {})
+    except (OSError, ValueError):
+        return None
+    return metadata.get("attention_course", {}).get("checks_digest")
+
+
 def fingerprint(source: Path) -> str:
     """What the reference observations depend on: the source notebook, the checks its hidden tests
     call, the encoding, the frameworks' versions."""

@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import course_checks
 import nbformat
 import pytest
 
@@ -148,6 +149,13 @@ class GradingRoundTrip:
                 f"{student}: the feedback does not show the failure message {message!r}")
         solution_text = visible_text(graded.course.feedback_html(self.assignment, SOLUTION_STUDENT))
         assert "Traceback" not in solution_text and "visible tests passed" in solution_text
+
+    def test_each_grade_records_the_checks_it_used(self, graded):
+        """A regrade next term can tell whether the hidden tests' checks changed since."""
+        digest = course_checks.checks_digest()
+        for student in graded.submitted:
+            metadata = graded.course.autograded_notebook(self.assignment, student).metadata
+            assert metadata.get("attention_course", {}).get("checks_digest") == digest, student
 
     # ------------------------------------------------------------ (f) export
     def test_export_writes_the_totals(self, graded):
