@@ -35,9 +35,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import export, split
+from . import ROOT, export, split
 
-ROOT = Path(__file__).resolve().parents[2]
 MIN_LINES = 6
 SYMILAR_OPTIONS = [f"--duplicates={MIN_LINES}", "--ignore-comments", "--ignore-docstrings",
                    "--ignore-imports"]

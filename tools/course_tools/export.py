@@ -19,9 +19,8 @@ import re
 import sys
 from pathlib import Path
 
-from . import split
+from . import ROOT, split
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "attention_course"
 MARKER = re.compile(r"^#\| export (\w+)\s*$")
 

@@ -29,9 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import duplicates, export, manifest, requirements, split
+from . import ROOT, duplicates, export, manifest, requirements, split
 
-ROOT = Path(__file__).resolve().parents[2]
 FIGURES = ROOT / "book" / "figures"
 RELEASE_FILES = ("nbgrader_config.py", "solutions")
 # nbgrader's API in one process (one start-up instead of one per assignment), in the course root

@@ -18,7 +18,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import ROOT
+
 MANIFEST = ROOT / "course.toml"
 FRAMEWORKS = ("keras", "pytorch")
 BEGIN = "<!-- generated from course.toml by `make generate`: edit course.toml, not this table -->"
@@ -35,6 +36,7 @@ class Chapter:
     modules: tuple[str, ...]
     assignment: str
     marks: int
+    frameworks: tuple[str, ...] = FRAMEWORKS
 
     @property
     def stem(self) -> str:
@@ -46,14 +48,15 @@ class Chapter:
         return ROOT / "book" / f"{self.stem}.ipynb"
 
     @property
-    def assignments(self) -> tuple[str, str]:
-        """The Keras and the PyTorch assignment: 01-rnn-bottleneck-keras, ...-pytorch."""
-        return tuple(f"{self.assignment}-{framework}" for framework in FRAMEWORKS)
+    def assignments(self) -> tuple[str, ...]:
+        """Its assignments, one per framework: 01-rnn-bottleneck-keras, ...-pytorch."""
+        return tuple(f"{self.assignment}-{framework}" for framework in self.frameworks)
 
 
 def chapters(path: Path = MANIFEST) -> list[Chapter]:
     entries = tomllib.loads(path.read_text(encoding="utf-8"))["chapters"]
-    return [Chapter(**{**entry, "papers": tuple(entry["papers"]), "modules": tuple(entry["modules"])})
+    listed = ("papers", "modules", "frameworks")
+    return [Chapter(**{**entry, **{key: tuple(entry[key]) for key in listed if key in entry}})
             for entry in entries]
 
 
@@ -93,7 +96,8 @@ def assignment_sections(course: list[Chapter]) -> str:
     for chapter in course:
         lines = [f"## {chapter.number:02d}. {chapter.short}", "",
                  f"Chapter: [{chapter.title}]({chapter.stem}.ipynb).", ""]
-        for framework, name in zip(("Keras", "PyTorch"), chapter.assignments):
+        for framework, name in zip(chapter.frameworks, chapter.assignments):
+            framework = {"keras": "Keras", "pytorch": "PyTorch"}[framework]
             path = f"exercises/{name}/{name}.ipynb"
             lines += [f"- {framework}: {{download}}`{name}.ipynb <../{path}>`", f"  (`{path}`)"]
         sections.append("\n".join(lines))

@@ -46,9 +46,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import ROOT
 from .split import chapters
 
-BOOK = Path(__file__).resolve().parents[2] / "book"
+BOOK = ROOT / "book"
 RESULTS = BOOK / "results"
 NOTEBOOKS = chapters(BOOK)                       # the combined chapters, not their splits
 

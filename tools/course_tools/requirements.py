@@ -24,7 +24,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import ROOT
+
 FRAMEWORK_PACKAGES = {"keras": {"tensorflow-cpu", "keras"}, "pytorch": {"torch"}}
 OTHER = {"keras": "pytorch", "pytorch": "keras"}
 # What pip adds to the lock for the GPU variant on Linux x86_64: the CUDA 12.9 libraries of

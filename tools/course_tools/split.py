@@ -30,7 +30,8 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import ROOT
+
 BOOK = ROOT / "book"
 OUT = ROOT / "notebooks"                                     # the split notebooks
 FRAMEWORKS = {"keras": "pytorch", "pytorch": "keras"}        # framework -> the other one

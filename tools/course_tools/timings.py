@@ -16,7 +16,8 @@ import platform
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import ROOT
+
 PAGE = ROOT / "book" / "timings.md"
 START, END = "<!-- timings:start -->", "<!-- timings:end -->"
 
