@@ -8,7 +8,7 @@ without PyTorch; so its state and its logits for two rows of random token ids ar
 
     python -m attention_course.gpt2_reference     # write the file again (needs PyTorch)
 
-tests/test_gpt2.py builds the model again and checks that the file is exactly what it gives.
+tests/chapters/ch08_gpt2/test_gpt2.py builds the model again and checks that the file is exactly what it gives.
 """
 from __future__ import annotations
 
