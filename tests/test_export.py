@@ -28,8 +28,9 @@ def test_marker_is_recognised_only_on_the_first_line(tmp_path: Path):
                 nbformat.v4.new_code_cell("y = 2\n#| export demo_mod"),
                 nbformat.v4.new_markdown_cell("#| export demo_mod\nz = 3")]
     nbformat.write(nb, tmp_path / "01_demo.ipynb")
-    rendered = export.render(tmp_path)
-    assert set(rendered) == {"demo_mod"}
-    assert "x = 1" in rendered["demo_mod"] and "#| export" not in rendered["demo_mod"]
-    assert "y = 2" not in rendered["demo_mod"]   # marker not on the first line
-    assert "z = 3" not in rendered["demo_mod"]   # markdown cells are never exported
+    exported = export.exported_cells(tmp_path / "01_demo.ipynb")
+    assert [module for module, _ in exported] == ["demo_mod"]
+    source = exported[0][1]
+    assert "x = 1" in source and "#| export" not in source
+    assert "y = 2" not in source   # marker not on the first line
+    assert "z = 3" not in source   # markdown cells are never exported
