@@ -1,14 +1,16 @@
 """Numbers quoted in a chapter's prose match the outputs they come from.
 
 The rules (what counts as a claim, what backs it, the `% prose-number:` markers) are in
-attention_course/prose_numbers.py; see CONTRIBUTING.md, "Numbers in prose".
+tools/course_tools/prose_numbers.py; see CONTRIBUTING.md, "Numbers in prose".
 """
 from dataclasses import replace
 
 import pytest
 
-from course_tools.prose_numbers import (BOOK, NOTEBOOKS, backs, claims_in, numbers_in,
-                                            unbacked_claims)
+import nbformat
+
+from course_tools.prose_numbers import (BOOK, NOTEBOOKS, backs, claims_in, comments_inside_paragraphs,
+                                        numbers_in, unbacked_claims)
 
 # ---------------------------------------------------------------------------
 # Tests
@@ -24,6 +26,33 @@ def test_prose_numbers_match_outputs(notebook):
             "add '% prose-number: N reason'; see CONTRIBUTING.md):\n  " + "\n  ".join(problems),
             pytrace=False,
         )
+
+
+PAGES = NOTEBOOKS + sorted(BOOK.glob("*.md"))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_no_comment_line_splits_a_paragraph(page):
+    """A MyST comment (`%`, the prose-number markers too) ends the paragraph it stands in: the
+    text after it renders as a new paragraph. Markers go after the paragraph, past a blank line."""
+    if page.suffix == ".md":
+        texts = [page.read_text(encoding="utf-8")]
+    else:
+        texts = [cell.source for cell in nbformat.read(page, as_version=4).cells
+                 if cell.cell_type == "markdown"]
+    split = [cut for text in texts for cut in comments_inside_paragraphs(text)]
+    assert not split, f"{page.name}: a % line splits a paragraph before {split}"
+
+
+def test_a_comment_inside_a_paragraph_is_found_and_one_after_it_is_not():
+    inside = "The step took 5.5 s instead of\n% prose-number: 5.5 s measured elsewhere\n24.6 s eagerly.\n"
+    assert comments_inside_paragraphs(inside) == ["24.6 s eagerly."]
+    after = "The step took 5.5 s.\n\n% prose-number: 5.5 s measured elsewhere\n\nNext paragraph.\n"
+    assert comments_inside_paragraphs(after) == []
+    last = "The step took 5.5 s.\n% prose-number: 5.5 s measured elsewhere\n"
+    assert comments_inside_paragraphs(last) == []
+    fenced = "Text\n```python\n% not a comment in code\nx = 1\n```\n"
+    assert comments_inside_paragraphs(fenced) == []
 
 
 def _claim_texts(markdown: str) -> list[str]:

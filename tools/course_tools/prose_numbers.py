@@ -316,6 +316,26 @@ def unbacked_claims(notebook: Path) -> list[str]:
     return problems
 
 
+COMMENT_RE = re.compile(r"^\s*%")
+
+
+def comments_inside_paragraphs(markdown: str) -> list[str]:
+    """MyST comment lines (``%``, the prose-number markers among them) that split a paragraph:
+    a comment ends the paragraph it stands in, so text right before and right after it renders as
+    two paragraphs. Returns the first words of each text cut off that way. Put markers on their own,
+    after the paragraph and a blank line."""
+    lines = _drop_code_blocks(markdown).split("\n")
+    found = []
+    for index, line in enumerate(lines):
+        if not COMMENT_RE.match(line):
+            continue
+        before = next((l for l in reversed(lines[:index]) if not COMMENT_RE.match(l)), "")
+        after = next((l for l in lines[index + 1:] if not COMMENT_RE.match(l)), "")
+        if before.strip() and after.strip() and not (index and COMMENT_RE.match(lines[index - 1])):
+            found.append(after.strip()[:40])
+    return found
+
+
 def _short(sentence: str, width: int = 160) -> str:
     sentence = " ".join(sentence.split())
     return sentence if len(sentence) <= width else sentence[: width - 1] + "…"
