@@ -72,21 +72,25 @@ def figures(check: bool) -> bool:
 def releases(check: bool) -> bool:
     """nbgrader's releases of every assignment; with check, made in a temporary copy and compared."""
     names = list(manifest.assignment_marks())
+    if not check:
+        _generate_assignments(ROOT, names)
+        return True
     with tempfile.TemporaryDirectory(prefix="course-releases-") as folder:
-        root = Path(folder) if check else ROOT
-        if check:
-            for name in RELEASE_FILES:
-                source = ROOT / name
-                copy = shutil.copytree if source.is_dir() else shutil.copy
-                copy(source, root / name)
-        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-        subprocess.run([sys.executable, "-c", GENERATE_ALL, *names], cwd=root, env=env, check=True)
-        if not check:
-            return True
+        root = Path(folder)
+        for name in RELEASE_FILES:
+            source = ROOT / name
+            copy = shutil.copytree if source.is_dir() else shutil.copy
+            copy(source, root / name)
+        _generate_assignments(root, names)
         stale = [name for name in names if _differs(root / "exercises" / name, ROOT / "exercises" / name)]
     for name in stale:
         print(f"stale: exercises/{name} (run `make generate`)")
     return not stale
+
+
+def _generate_assignments(root: Path, names: list[str]) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "-c", GENERATE_ALL, *names], cwd=root, env=env, check=True)
 
 
 def _differs(made: Path, committed: Path) -> bool:

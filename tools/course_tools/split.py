@@ -44,7 +44,7 @@ def is_split(path: Path) -> bool:
 
 def chapters(book: Path = BOOK) -> list[Path]:
     """The combined chapter notebooks, book/NN_topic.ipynb, as course.toml lists them."""
-    from .manifest import chapters as listed                 # manifest imports this module's users
+    from .manifest import chapters as listed   # here, not at the top: manifest -> export -> split
 
     return [book / f"{chapter.stem}.ipynb" for chapter in listed()]
 
