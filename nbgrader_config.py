@@ -25,6 +25,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
                                     OverwriteKernelspec, SaveAutoGrades)
 
+from attention_course.grading.collect import GradeRenamedNotebooks, RenamedNotebookCollector
 from attention_course.grading.execute import SandboxedExecute
 from attention_course.grading.feedback import HideHiddenTestsInFeedback
 from attention_course.grading.sanitize import ReadableNotebookExporter, RepairSubmission
@@ -58,6 +59,10 @@ c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, ClearMet
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 c.Autograde.exporter_class = ReadableNotebookExporter
 c.OverwriteCells.add_missing_cells = False   # RepairSubmission does it
+# A notebook that the student renamed (Colab's "Copy of <a>", "<a>-Copy1", "<a> (1)", another case,
+# any name) is graded as the assignment's notebook, with a note and a WARNING; of several, the one
+# whose name is closest (attention_course/grading/collect.py). The others stay where they are.
+c.Autograde.pre_convert_hook = GradeRenamedNotebooks(c)
 
 # Limits of one submission (the course's own cells take well under a second each; a whole
 # notebook 10-20 s). Over a limit, the cell concerned fails with a message saying which limit.
@@ -75,11 +80,13 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHi
 
 # `nbgrader zip_collect <assignment>` (submissions downloaded from an LMS): put the download,
 # zipped or not, in downloaded/<assignment>/archive/. A file is collected when its name is
-# <student_id>_<anything>_<assignment>[-<n>].ipynb, as Canvas names them
-# (smithjane_123456_789012_01-rnn-bottleneck-pytorch.ipynb, or ..._LATE_...; "-1" for a
-# resubmission); it is copied to submitted/<student_id>/<assignment>/<assignment>.ipynb.
-# The regexp is matched against the whole path of each extracted file. Notebooks of another
-# assignment (the other framework's, say) are skipped with a warning (strict).
-c.FileNameCollectorPlugin.named_regexp = (
-    r".*[/\\](?P<student_id>[^_/\\]+)_(?:[^/\\]*_)?(?P<file_id>\d\d(?:-[a-z0-9]*[a-z][a-z0-9]*)+)(?:-\d+)?\.ipynb$")
-c.ZipCollectApp.strict = True
+# <student_id>_[<anything>_]<the assignment's notebook, or a renamed form of it>.ipynb, as Canvas
+# names them (smithjane_123456_789012_01-rnn-bottleneck-pytorch.ipynb, or ..._LATE_...; "-1" for a
+# resubmission; "Copy of 01-rnn-bottleneck-pytorch (1).ipynb" as the student's part). The renamed
+# forms are those that autograde grades (collect.py, one table for both). A file named like the
+# notebook, or with Canvas' "-1", is copied to submitted/<student_id>/<assignment>/<assignment>.ipynb;
+# a renamed one keeps its name there (autograde grades it, or the closest of several, with a note):
+# so nbgrader's own check of the names is off (strict), the collector decides. A notebook of another
+# assignment (the other framework's, say), or of an unrelated name, is skipped with a warning.
+c.ZipCollectApp.collector_plugin = RenamedNotebookCollector
+c.ZipCollectApp.strict = False

@@ -48,6 +48,8 @@ from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from . import collect
+
 NOTE_ID = "autograder-note"
 NOTES_KEY = "attention_course_format_notes"
 _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -470,16 +472,28 @@ class ReadableNotebookExporter(NotebookExporter):
         resources = copy.deepcopy(resources)
         if not isinstance(resources.get("metadata"), dict):
             resources["metadata"] = ResourcesDict()
+        source, rename_notes = self._student_file(filename, resources["nbgrader"])
         path, basename = os.path.split(filename)
         resources["metadata"].update(name=os.path.splitext(basename)[0], path=path, modified_date=(
-            datetime.datetime.fromtimestamp(os.path.getmtime(filename), tz=datetime.timezone.utc)
+            datetime.datetime.fromtimestamp(os.path.getmtime(source), tz=datetime.timezone.utc)
             .strftime("%B %-d, %Y")))
         try:
-            nb, notes = read_submission(filename)
+            nb, notes = read_submission(source)
         except NotANotebook as error:
-            return self._blank(filename, str(error), resources, **kw)
-        resources[NOTES_KEY] = notes
+            return self._blank(source, str(error), resources, **kw)
+        resources[NOTES_KEY] = rename_notes + notes
         return self.from_notebook_node(nb, resources=resources, **kw)
+
+    def _student_file(self, filename, info) -> tuple[str, list[str]]:
+        """(the file to read, notes): the student's renamed notebook when nbgrader grades it
+        under the notebook's name (collect.GradeRenamedNotebooks), with a WARNING naming it."""
+        converter = self.parent
+        source, notes = collect.resolve(filename, collect.release_names(converter.coursedir,
+                                                                        info["assignment"]))
+        if notes:
+            converter.log.warning("Submission of %s (%s): graded %s; %s", info.get("student"),
+                                  info["notebook"], os.path.basename(source), "; ".join(notes))
+        return source, notes
 
     def _blank(self, filename, why, resources, **kw):
         converter = self.parent
