@@ -26,7 +26,8 @@ feedback) and in one ``WARNING`` line of the log. Only a file that is not a note
 note and an ``ERROR`` line say exactly why.
 
 In ``nbgrader_config.py``: ``ReadableNotebookExporter`` (``Autograde.exporter_class``) reads the
-file (``read_submission``: encodings, nbformat versions, invalid cells), and ``RepairSubmission``
+file (``read_submission``: encodings, nbformat versions, invalid cells; a notebook the student
+renamed is read from their file, ``collect.resolve``), and ``RepairSubmission``
 (in ``Autograde.sanitize_preprocessors``) applies the rule above (``repair``, a pure function that
 the tests drive with random student edits) from the gradebook and the source notebook.
 """
