@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from attention_course.grading.collect import choose, notebook_of
+from attention_course.grading.collect import choose, notebook_of, resolve
 
 PYTORCH, KERAS = "01-rnn-bottleneck-pytorch", "01-rnn-bottleneck-keras"
 
@@ -83,3 +83,15 @@ def test_each_notebook_of_an_assignment_takes_its_own_file():
     assert chosen == {"part-a": _paths("Copy of part-a.ipynb")[0],
                       "part-b": _paths("part-b (1).ipynb")[0]}
     assert others == _paths("notes.ipynb")
+
+
+def test_resolve_reads_the_students_file_and_says_so(tmp_path):
+    for name in (f"Copy of {PYTORCH}.ipynb", "scratch.ipynb"):
+        (tmp_path / name).write_text("{}")
+    graded_as = str(tmp_path / f"{PYTORCH}.ipynb")
+    for names in ([PYTORCH], []):       # []: not released; the name being graded still counts
+        source, notes = resolve(graded_as, names)
+        assert source == str(tmp_path / f"Copy of {PYTORCH}.ipynb")
+        assert notes == [f"your notebook `Copy of {PYTORCH}.ipynb` was graded as "
+                         f"`{PYTORCH}.ipynb` (the assignment's notebook has that name)",
+                         "other notebooks in your submission were not graded: `scratch.ipynb`"]

@@ -115,7 +115,7 @@ def resolve(path: str, names: list[str]) -> tuple[str, list[str]]:
     """(the file to read when nbgrader grades `path`, notes for the student): the student's own
     file when `path` is the notebook's name given by GradeRenamedNotebooks."""
     folder, name = os.path.dirname(path), _stem(path)
-    chosen, others = choose(folder_notebooks(folder), names)
+    chosen, others = choose(folder_notebooks(folder), sorted({*names, name}))
     source = chosen.get(name, path)
     notes = []
     if source != path:
