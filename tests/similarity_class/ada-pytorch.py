@@ -61,18 +61,16 @@ class SelfAttention(nn.Module):
 
     def __init__(self, d_model, d_k):
         super().__init__()
-        self.to_q = nn.Linear(d_model, d_k)
-        self.to_k = nn.Linear(d_model, d_k)
-        self.to_v = nn.Linear(d_model, d_k)
+        self.query, self.key, self.value = (nn.Linear(d_model, d_k) for _ in range(3))
         self.output_projection = nn.Linear(d_k, d_model)
 
     def forward(self, x, attention_mask=None):
         """x: (B, L, d_model); attention_mask: None, or a bool tensor broadcastable to (B, L, L).
         Returns (output (B, L, d_model), weights (B, L, L)).
         """
-        queries = self.to_q(x)
-        keys = self.to_k(x)
-        values = self.to_v(x)
+        queries = self.query(x)
+        keys = self.key(x)
+        values = self.value(x)
         mixed, attn = scaled_dot_product_attention(queries, keys, values, mask=attention_mask)
         out = self.output_projection(mixed)
         return out, attn
