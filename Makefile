@@ -22,7 +22,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test check generate export split timings reproduce bench clean
+.PHONY: setup book test check generate export split timings reproduce bench clean similarity
 
 setup: $(STAMP)
 
@@ -70,6 +70,10 @@ timings: $(STAMP)
 # Check that the numbers the prose states came out of the last `make test` run too.
 reproduce: $(STAMP)
 	$(BIN)/python -m course_tools.reproduce
+
+# Instructors, after `nbgrader autograde A`: how alike the students' code is (make similarity A=...).
+similarity: $(STAMP)
+	$(BIN)/python -m course_tools.similarity $(A)
 
 # Milliseconds per training step of every chapter's models, before/after, both frameworks.
 bench: $(STAMP)

@@ -109,6 +109,18 @@ def test_one_framework_requirements_are_up_to_date():
         assert not names & requirements.FRAMEWORK_PACKAGES[other]
         assert requirements.FRAMEWORK_PACKAGES[framework] <= names
         assert names <= set(requirements.pins())
+        assert not names & requirements.tools_only(), "the instructors' tools are not a student's"
+
+
+def test_the_tools_dependencies_are_pinned_alike_in_the_lock():
+    """tools/pyproject.toml declares what only the tools need; `make` installs it from the lock."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "tools" / "pyproject.toml").read_text())["project"]
+    lock = requirements.pins()
+    assert requirements.tools_only(), "copydetect at least (course_tools.similarity)"
+    for pin in declared["dependencies"]:
+        assert lock[requirements.canonical(pin.split("==")[0])] == pin
 
 
 def test_gpu_requirements_are_the_lock_with_the_cuda_builds():

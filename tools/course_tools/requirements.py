@@ -4,7 +4,9 @@ course's full lock.
 A student who follows one framework installs only it: the pins of `requirements.txt`,
 less the other framework and every package that only it needs. Which package needs which
 comes from the installed packages' own metadata (their `Requires-Dist`, markers evaluated
-for this machine), walked from the top-level names of `requirements.in`.
+for this machine), walked from the top-level names of `requirements.in`. What only the
+instructors' tools need (the dependencies that tools/pyproject.toml declares: copydetect, for
+the similarity report) is left out of these two as well.
 
 A student with an NVIDIA GPU (Linux x86_64) installs `requirements-gpu.txt` (`make setup
 GPU=1`): the same pins, TensorFlow's CUDA build (`tensorflow[and-cuda]`) in place of
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -64,6 +67,13 @@ def top_level() -> list[str]:
         if line:
             names.append(canonical(Requirement(line).name))
     return names
+
+
+def tools_only() -> set[str]:
+    """The names that the tools distribution declares (tools/pyproject.toml): instructors' and
+    maintainers' needs, pinned in the lock but not installed by a student."""
+    project = tomllib.loads((ROOT / "tools" / "pyproject.toml").read_text())["project"]
+    return {canonical(Requirement(text).name) for text in project.get("dependencies", [])}
 
 
 def pins() -> dict[str, str]:
@@ -119,7 +129,7 @@ def render(framework: str) -> str:
     if framework == "gpu":
         return render_gpu()
     dropped = FRAMEWORK_PACKAGES[OTHER[framework]]
-    wanted = closure(set(top_level()) - dropped)
+    wanted = closure(set(top_level()) - dropped - tools_only())
     lock = pins()
     lines = [f"# The course for {'Keras (TensorFlow)' if framework == 'keras' else 'PyTorch'} "
              "only: requirements.txt without "
