@@ -4,7 +4,8 @@ import keras
 from keras import layers, ops
 
 from attention_course.data import BOS_ID, PAD_ID
-from attention_course.keras_seq2seq import Encoder, _compiled, embedding
+from attention_course.keras_seq2seq import Encoder, embedding
+from attention_course.keras_training import compiled
 
 
 def masked_softmax(scores, attention_mask):    # (B, S); True = real token
@@ -117,9 +118,10 @@ def make_attention(score, hidden_dim):
 
 class AttentionSeq2Seq(keras.Model):
     def __init__(self, src_vocab_size, tgt_vocab_size, score="additive", embed_dim=32,
-                 hidden_dim=64, **kwargs):
+                 hidden_dim=64, pad_id=PAD_ID, **kwargs):
         super().__init__(**kwargs)
-        self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)   # chapter 1's
+        self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim, pad_id)  # chapter 1's
+        self.pad_id = pad_id
         attention = make_attention(score, hidden_dim)
         self.decoder = AttentionDecoder(tgt_vocab_size, attention, 2 * hidden_dim,
                                         embed_dim, hidden_dim)
@@ -127,7 +129,7 @@ class AttentionSeq2Seq(keras.Model):
     def call(self, src, tgt_in, return_weights=False):     # teacher forcing
         keys, summary = self.encoder(src)              # (B, S, 2 d_h), (B, 2 d_h)
         state = self.decoder.initial_state(summary)
-        logits, weights = self.decoder(tgt_in, state, keys, src != PAD_ID)
+        logits, weights = self.decoder(tgt_in, state, keys, src != self.pad_id)
         return (logits, weights) if return_weights else logits
 
 
@@ -136,9 +138,9 @@ def greedy_decode(model, src, max_len, return_weights=False):
 
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids [, (B, max_len, S) weights].
     """
-    encoder, step = _compiled(model.encoder), _compiled(model.decoder, "step")  # chapter 1
+    encoder, step = compiled(model.encoder), compiled(model.decoder, "step")  # chapter 1
     keys, summary = encoder(src)
-    attention_mask = src != PAD_ID
+    attention_mask = src != model.pad_id
     state = model.decoder.initial_state(summary)
     prepared = model.decoder.attention.prepare(keys)
     token = ops.full((ops.shape(src)[0],), BOS_ID, dtype="int32")

@@ -3,17 +3,16 @@
 import math
 import time
 import warnings
-import weakref
 
 import keras
 import numpy as np
-import tensorflow as tf
 from keras import layers, ops
 
 from attention_course.common import garbage_collection_paused
 from attention_course.keras_multi_head import MultiHeadAttention, merge_heads, split_heads
 from attention_course.keras_self_attention import causal_mask, scaled_dot_product_attention
-from attention_course.keras_transformer import FeedForward
+from attention_course.keras_training import compiled
+from attention_course.keras_transformer import FeedForward, residual
 
 
 def _normal(stddev=0.02):
@@ -57,10 +56,15 @@ class Block(layers.Layer):
         self.dropout = layers.Dropout(dropout)
 
     def call(self, x, cache=None):                    # (B, L, d_model) -> same, weights, cache
-        attended, weights, cache = self.attention(self.attention_norm(x), cache)
-        x = x + self.dropout(attended)
-        x = x + self.dropout(self.feed_forward(self.feed_forward_norm(x)))
-        return x, weights, cache
+        def attend(z):                                 # (output, extra), as residual wants
+            attended, weights, new_cache = self.attention(z, cache)
+            return attended, (weights, new_cache)
+
+        x, (weights, new_cache) = residual(x, attend, self.attention_norm, self.dropout,
+                                           norm_first=True)   # chapter 6's, pre-LN
+        x, _ = residual(x, lambda z: (self.feed_forward(z), None), self.feed_forward_norm,
+                        self.dropout, norm_first=True)
+        return x, weights, new_cache
 
 
 class GPT2(keras.Model):
@@ -147,18 +151,13 @@ def language_model_loss(model, batch):
     return ops.mean(losses)
 
 
-_compiled = weakref.WeakKeyDictionary()             # model -> its compiled forward pass
-
-
 def _forward(model, token_ids, cache=None):
-    """model(token_ids, cache) without dropout, compiled by TensorFlow once per model.
-    Called eagerly, every Keras layer call runs Python bookkeeping: tens of milliseconds
-    for one token, far more than the arithmetic. reduce_retracing makes one graph serve
-    every length, so the growing prompt and cache do not recompile it at each step."""
-    if model not in _compiled:
-        _compiled[model] = tf.function(
-            lambda ids, past: model(ids, past, training=False), reduce_retracing=True)
-    return _compiled[model](token_ids, cache)
+    """model(token_ids, cache) without dropout, compiled by TensorFlow once per model
+    (keras_training.compiled, as in chapter 1). Called eagerly, every Keras layer call
+    runs Python bookkeeping: tens of milliseconds for one token, far more than the
+    arithmetic. One graph serves every length, so the growing prompt and cache do not
+    recompile it at each step."""
+    return compiled(model)(token_ids, cache)
 
 
 def validation_loss(model, batches):

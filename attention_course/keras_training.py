@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import weakref
 from typing import Callable, Iterable
 
 import keras
@@ -56,6 +57,20 @@ tf.get_logger().addFilter(_ExpectedRetracing())
 
 LOSS_WINDOW = 50          # the progress bar shows the mean loss of the last 50 steps
 REFRESH_EVERY = 25        # ... updated every 25 steps
+
+_compiled_methods = weakref.WeakKeyDictionary()     # layer -> {method name: compiled}
+
+
+def compiled(layer, method: str = "__call__") -> Callable:
+    """layer.method compiled by TensorFlow, traced once per layer and then reused (the
+    cache forgets a layer when it is deleted). Called eagerly, a Keras layer runs Python
+    bookkeeping at every call, which costs more than a small model's arithmetic; the
+    decoding and generation loops of chapters 1, 2, 6 and 8 call their models through
+    this. reduce_retracing: one graph serves every batch size and length."""
+    methods = _compiled_methods.setdefault(layer, {})
+    if method not in methods:
+        methods[method] = tf.function(getattr(layer, method), reduce_retracing=True)
+    return methods[method]
 
 
 def seq2seq_loss(model, batch):

@@ -11,7 +11,7 @@ from attention_course.data import BOS_ID, EOS_ID, PAD_ID
 from attention_course.keras_multi_head import MultiHeadAttention
 from attention_course.keras_positional import SinusoidalEncoding
 from attention_course.keras_self_attention import causal_mask
-from attention_course.keras_seq2seq import _compiled
+from attention_course.keras_training import compiled
 
 
 def dense(in_features, out_features):
@@ -39,6 +39,17 @@ class FeedForward(layers.Layer):
         return self.projection(self.dropout(h))
 
 
+def residual(x, sublayer, norm, dropout, norm_first):
+    """A sublayer inside its residual connection, with the layer norm after the sum
+    (post-LN, the paper: LN(x + dropout(sublayer(x)))) or before the sublayer (pre-LN:
+    x + dropout(sublayer(LN(x)))). sublayer returns (output, extra), extra being its
+    attention weights or None; residual returns (the new x, extra)."""
+    z = norm(x) if norm_first else x
+    output, extra = sublayer(z)                        # output: like x, (B, L, d_model)
+    x = x + dropout(output)
+    return (x if norm_first else norm(x)), extra
+
+
 class EncoderLayer(layers.Layer):
     """Self-attention, then a feed-forward network, each inside a residual connection
     with a layer norm: after the sum (post-LN, the paper) or before the sublayer (pre-LN)."""
@@ -54,15 +65,10 @@ class EncoderLayer(layers.Layer):
         self.norm_first = norm_first
 
     def call(self, x, attention_mask=None):          # x: (B, S, d_model); mask (B, 1, S)
-        z = self.attention_norm(x) if self.norm_first else x
-        attended, weights = self.self_attention(z, z, attention_mask)  # weights (B,h,S,S)
-        x = x + self.dropout(attended)
-        if not self.norm_first:
-            x = self.attention_norm(x)
-        z = self.feed_forward_norm(x) if self.norm_first else x
-        x = x + self.dropout(self.feed_forward(z))
-        if not self.norm_first:
-            x = self.feed_forward_norm(x)
+        x, weights = residual(x, lambda z: self.self_attention(z, z, attention_mask),
+                              self.attention_norm, self.dropout, self.norm_first)
+        x, _ = residual(x, lambda z: (self.feed_forward(z), None),
+                        self.feed_forward_norm, self.dropout, self.norm_first)
         return x, weights                              # (B, S, d_model), (B, h, S, S)
 
 
@@ -84,20 +90,14 @@ class DecoderLayer(layers.Layer):
     def call(self, y, memory, self_attention_mask=None, cross_attention_mask=None):
         # y: (B, T, d_model); memory: the encoder's output (B, S, d_model)
         # self_attention_mask: (B, T, T) causal and padding; cross_attention_mask: (B, 1, S)
-        z = self.self_attention_norm(y) if self.norm_first else y
-        attended, self_weights = self.self_attention(z, z, self_attention_mask)
-        y = y + self.dropout(attended)
-        if not self.norm_first:
-            y = self.self_attention_norm(y)
-        z = self.cross_attention_norm(y) if self.norm_first else y
-        attended, cross_weights = self.cross_attention(z, memory, cross_attention_mask)
-        y = y + self.dropout(attended)                 # queries z, keys and values memory
-        if not self.norm_first:
-            y = self.cross_attention_norm(y)
-        z = self.feed_forward_norm(y) if self.norm_first else y
-        y = y + self.dropout(self.feed_forward(z))
-        if not self.norm_first:
-            y = self.feed_forward_norm(y)
+        y, self_weights = residual(
+            y, lambda z: self.self_attention(z, z, self_attention_mask),
+            self.self_attention_norm, self.dropout, self.norm_first)
+        y, cross_weights = residual(                   # queries z, keys and values memory
+            y, lambda z: self.cross_attention(z, memory, cross_attention_mask),
+            self.cross_attention_norm, self.dropout, self.norm_first)
+        y, _ = residual(y, lambda z: (self.feed_forward(z), None),
+                        self.feed_forward_norm, self.dropout, self.norm_first)
         return y, self_weights, cross_weights      # (B,T,d_model), (B,h,T,T), (B,h,T,S)
 
 
@@ -120,8 +120,9 @@ class Encoder(layers.Layer):
     """Embedding, then num_layers encoder layers (a final layer norm when pre-LN)."""
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, dropout=0.1,
-                 norm_first=False, max_len=256, **kwargs):
+                 norm_first=False, max_len=256, pad_id=PAD_ID, **kwargs):
         super().__init__(**kwargs)
+        self.pad_id = pad_id                           # the id the masks leave out
         self.embedding = Embedding(vocab_size, d_model, max_len, dropout)
         self.encoder_layers = [EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
                                for _ in range(num_layers)]
@@ -129,7 +130,7 @@ class Encoder(layers.Layer):
                            else layers.Identity())
 
     def call(self, src):                               # (B, S) -> (B, S, d_model), weights
-        attention_mask = ops.expand_dims(src != PAD_ID, 1)   # (B, 1, S): real tokens
+        attention_mask = ops.expand_dims(src != self.pad_id, 1)   # (B, 1, S): real tokens
         x, weights = self.embedding(src), []
         for layer in self.encoder_layers:
             x, w = layer(x, attention_mask)
@@ -141,8 +142,10 @@ class Decoder(layers.Layer):
     """Embedding, num_layers decoder layers, the projection to the vocabulary."""
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, dropout=0.1,
-                 norm_first=False, max_len=256, tie_weights=True, **kwargs):
+                 norm_first=False, max_len=256, tie_weights=True, pad_id=PAD_ID,
+                 **kwargs):
         super().__init__(**kwargs)
+        self.pad_id = pad_id
         self.embedding = Embedding(vocab_size, d_model, max_len, dropout)
         self.decoder_layers = [DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
                                for _ in range(num_layers)]
@@ -154,8 +157,8 @@ class Decoder(layers.Layer):
     def call(self, tgt_in, memory, src):               # (B, T), (B, S, d), (B, S)
         length = ops.shape(tgt_in)[1]
         self_mask = ops.logical_and(causal_mask(length),                  # (T, T)
-                                    ops.expand_dims(tgt_in != PAD_ID, 1))  # -> (B, T, T)
-        cross_mask = ops.expand_dims(src != PAD_ID, 1)                     # (B, 1, S)
+                                    ops.expand_dims(tgt_in != self.pad_id, 1))  # -> (B, T, T)
+        cross_mask = ops.expand_dims(src != self.pad_id, 1)                     # (B, 1, S)
         y, self_weights, cross_weights = self.embedding(tgt_in), [], []
         for layer in self.decoder_layers:
             y, w_self, w_cross = layer(y, memory, self_mask, cross_mask)
@@ -174,12 +177,13 @@ class Transformer(keras.Model):
 
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=64, num_heads=4, d_ff=256,
                  num_layers=2, dropout=0.1, norm_first=False, max_len=256, tie_weights=True,
-                 **kwargs):
+                 pad_id=PAD_ID, **kwargs):
         super().__init__(**kwargs)
+        self.pad_id = pad_id
         self.encoder = Encoder(src_vocab_size, d_model, num_heads, d_ff, num_layers,
-                               dropout, norm_first, max_len)
+                               dropout, norm_first, max_len, pad_id)
         self.decoder = Decoder(tgt_vocab_size, d_model, num_heads, d_ff, num_layers,
-                               dropout, norm_first, max_len, tie_weights)
+                               dropout, norm_first, max_len, tie_weights, pad_id)
 
     def call(self, src, tgt_in, return_weights=False):     # teacher forcing, every prefix
         memory, encoder_weights = self.encoder(src)        # (B, S, d_model)
@@ -200,8 +204,8 @@ def greedy_decode(model, src, max_len):
 
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids, <pad> after every row's <eos>.
     """
-    # Compiled as in chapter 1 (_compiled): one graph for every batch size and prefix length.
-    encoder, next_log_probs = _compiled(model.encoder), _compiled(model, "next_log_probs")
+    # Compiled as in chapter 1: one graph for every batch size and prefix length.
+    encoder, next_log_probs = compiled(model.encoder), compiled(model, "next_log_probs")
     src = ops.convert_to_tensor(src)
     memory, _ = encoder(src)                                       # once per source
     tokens = np.full((ops.shape(src)[0], 1), BOS_ID, dtype=np.int64)    # (B, t + 1)
@@ -210,12 +214,12 @@ def greedy_decode(model, src, max_len):
         prefix = ops.convert_to_tensor(tokens)
         log_probs = next_log_probs(prefix, memory, src)               # (B, V)
         best = ops.convert_to_numpy(ops.argmax(log_probs, axis=-1))    # (B,)
-        best[done] = PAD_ID                                        # after <eos>: <pad>
+        best[done] = model.pad_id                                        # after <eos>: <pad>
         tokens = np.concatenate([tokens, best[:, None]], axis=1)
         done |= best == EOS_ID
         if done.all():
             break
-    out = np.full((ops.shape(src)[0], max_len), PAD_ID, dtype=np.int64)
+    out = np.full((ops.shape(src)[0], max_len), model.pad_id, dtype=np.int64)
     out[:, :tokens.shape[1] - 1] = tokens[:, 1:]
     return out
 
@@ -226,7 +230,7 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
 
     src: (B, S) NumPy ids -> tokens (B, num_beams, max_len), scores (B, num_beams) NumPy.
     """
-    encoder, next_log_probs = _compiled(model.encoder), _compiled(model, "next_log_probs")
+    encoder, next_log_probs = compiled(model.encoder), compiled(model, "next_log_probs")
     src = ops.convert_to_tensor(src)
     batch, k = ops.shape(src)[0], beam_size
     src = ops.repeat(src, k, axis=0)                               # (B k, S): k copies
@@ -243,7 +247,7 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
         log_probs = log_probs.reshape(batch, k, -1)                # (B, k, V)
         vocab_size = log_probs.shape[-1]
         log_probs[done] = -np.inf                                  # a finished beam
-        log_probs[done, PAD_ID] = 0.0                              # only pads, for free
+        log_probs[done, model.pad_id] = 0.0                              # only pads, for free
         candidates = (scores[..., None] + log_probs).reshape(batch, k * vocab_size)
         best = np.argsort(-candidates, axis=1, kind="stable")[:, :k]   # (B, k)
         scores = np.take_along_axis(candidates, best, axis=1)
@@ -257,7 +261,7 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
             break
     normalised = scores / lengths ** alpha                         # (B, k)
     order = np.argsort(-normalised, axis=1, kind="stable")[:, :num_beams]
-    out = np.full((batch, num_beams, max_len), PAD_ID, dtype=np.int64)
+    out = np.full((batch, num_beams, max_len), model.pad_id, dtype=np.int64)
     picked = tokens.reshape(batch, k, -1)[np.arange(batch)[:, None], order]
     out[..., :picked.shape[-1] - 1] = picked[..., 1:]
     return out, np.take_along_axis(normalised, order, axis=1)

@@ -5,6 +5,7 @@ from torch import nn
 
 from attention_course.data import BOS_ID, PAD_ID
 from attention_course.torch_seq2seq import Encoder, embedding
+from attention_course.torch_training import compiled
 
 
 def masked_softmax(scores, attention_mask):    # (B, S); True = real token
@@ -101,9 +102,10 @@ def make_attention(score, hidden_dim):
 
 class AttentionSeq2Seq(nn.Module):
     def __init__(self, src_vocab_size, tgt_vocab_size, score="additive", embed_dim=32,
-                 hidden_dim=64):
+                 hidden_dim=64, pad_id=PAD_ID):
         super().__init__()
-        self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)   # chapter 1's
+        self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim, pad_id)  # chapter 1's
+        self.pad_id = pad_id
         attention = make_attention(score, hidden_dim)
         self.decoder = AttentionDecoder(tgt_vocab_size, attention, 2 * hidden_dim,
                                         embed_dim, hidden_dim)
@@ -111,7 +113,7 @@ class AttentionSeq2Seq(nn.Module):
     def forward(self, src, tgt_in, return_weights=False):  # teacher forcing
         keys, summary = self.encoder(src)              # (B, S, 2 d_h), (B, 2 d_h)
         state = self.decoder.initial_state(summary)
-        logits, weights = self.decoder(tgt_in, state, keys, src != PAD_ID)
+        logits, weights = self.decoder(tgt_in, state, keys, src != self.pad_id)
         return (logits, weights) if return_weights else logits
 
 
@@ -122,15 +124,15 @@ def greedy_decode(model, src, max_len, return_weights=False):
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids [, (B, max_len, S) weights].
     """
     src = torch.as_tensor(src, device=next(model.parameters()).device)
-    keys, summary = model.encoder(src)
-    attention_mask = src != PAD_ID
+    encoder, step = compiled(model.encoder), compiled(model.decoder, "step")  # chapter 1
+    keys, summary = encoder(src)
+    attention_mask = src != model.pad_id
     state = model.decoder.initial_state(summary)
     prepared = model.decoder.attention.prepare(keys)
     token = torch.full((src.shape[0],), BOS_ID, dtype=torch.long, device=src.device)
     tokens, weights = [], []
     for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(token, state, keys, attention_mask,
-                                                         prepared)
+        logits, state, step_weights = step(token, state, keys, attention_mask, prepared)
         token = logits.argmax(dim=-1)                                  # (B,)
         tokens.append(token)
         weights.append(step_weights)

@@ -10,7 +10,7 @@ from torch import nn
 from attention_course.common import garbage_collection_paused
 from attention_course.torch_multi_head import MultiHeadAttention, merge_heads, split_heads
 from attention_course.torch_self_attention import causal_mask, scaled_dot_product_attention
-from attention_course.torch_transformer import FeedForward
+from attention_course.torch_transformer import FeedForward, residual
 
 
 class CausalSelfAttention(MultiHeadAttention):
@@ -47,10 +47,15 @@ class Block(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x, cache=None):                 # (B, L, d_model) -> same, weights, cache
-        attended, weights, cache = self.attention(self.attention_norm(x), cache)
-        x = x + self.dropout(attended)
-        x = x + self.dropout(self.feed_forward(self.feed_forward_norm(x)))
-        return x, weights, cache
+        def attend(z):                                 # (output, extra), as residual wants
+            attended, weights, new_cache = self.attention(z, cache)
+            return attended, (weights, new_cache)
+
+        x, (weights, new_cache) = residual(x, attend, self.attention_norm, self.dropout,
+                                           norm_first=True)   # chapter 6's, pre-LN
+        x, _ = residual(x, lambda z: (self.feed_forward(z), None), self.feed_forward_norm,
+                        self.dropout, norm_first=True)
+        return x, weights, new_cache
 
 
 class GPT2(nn.Module):

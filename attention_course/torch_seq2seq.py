@@ -5,6 +5,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from attention_course.data import BOS_ID, PAD_ID
+from attention_course.torch_training import compiled
 
 
 def embedding(vocab_size, embed_dim):
@@ -15,13 +16,14 @@ def embedding(vocab_size, embed_dim):
 class Encoder(nn.Module):
     """Bidirectional GRU: source ids -> every state, plus one summary vector."""
 
-    def __init__(self, vocab_size, embed_dim=32, hidden_dim=64):
+    def __init__(self, vocab_size, embed_dim=32, hidden_dim=64, pad_id=PAD_ID):
         super().__init__()
         self.embedding = embedding(vocab_size, embed_dim)
+        self.pad_id = pad_id                         # the id the masks leave out
         self.rnn = nn.GRU(embed_dim, hidden_dim, batch_first=True, bidirectional=True)
 
     def forward(self, src):                                  # src: (B, S)
-        lengths = (src != PAD_ID).sum(dim=1).cpu()
+        lengths = (src != self.pad_id).sum(dim=1).cpu()
         x = self.embedding(src)                              # (B, S, d_e)
         # Packing makes both directions skip the padding at the end.
         packed = pack_padded_sequence(x, lengths, batch_first=True,
@@ -54,9 +56,10 @@ class Decoder(nn.Module):
 
 
 class Seq2Seq(nn.Module):
-    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=32, hidden_dim=64):
+    def __init__(self, src_vocab_size, tgt_vocab_size, embed_dim=32, hidden_dim=64,
+                 pad_id=PAD_ID):
         super().__init__()
-        self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim)
+        self.encoder = Encoder(src_vocab_size, embed_dim, hidden_dim, pad_id)
         self.decoder = Decoder(tgt_vocab_size, 2 * hidden_dim, embed_dim, hidden_dim)
 
     def forward(self, src, tgt_in):                          # teacher forcing
@@ -72,12 +75,13 @@ def greedy_decode(model, src, max_len):
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids.
     """
     src = torch.as_tensor(src, device=next(model.parameters()).device)
-    _, context = model.encoder(src)
+    encoder, decoder = compiled(model.encoder), compiled(model.decoder)  # see below
+    _, context = encoder(src)
     state = model.decoder.initial_state(context)
     token = torch.full((src.shape[0], 1), BOS_ID, dtype=torch.long, device=src.device)
     outputs = []
     for _ in range(max_len):
-        logits, state = model.decoder(token, context, state)  # (B, 1, V)
+        logits, state = decoder(token, context, state)        # (B, 1, V)
         token = logits.argmax(dim=-1)                         # (B, 1)
         outputs.append(token)
     return torch.cat(outputs, dim=1).cpu().numpy()            # (B, max_len)

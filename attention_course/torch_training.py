@@ -37,6 +37,14 @@ LOSS_WINDOW = 50          # the progress bar shows the mean loss of the last 50 
 REFRESH_EVERY = 25        # ... updated every 25 steps
 
 
+def compiled(layer, method: str = "__call__") -> Callable:
+    """layer.method as it is: the twin of keras_training.compiled, which traces Keras
+    layers into TensorFlow graphs. A PyTorch module's eager call costs microseconds,
+    so there is nothing to gain; the decoding functions call it so that both
+    frameworks' code reads alike."""
+    return getattr(layer, method)
+
+
 def _device(model) -> torch.device:
     return next(model.parameters()).device
 

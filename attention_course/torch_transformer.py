@@ -10,6 +10,7 @@ from attention_course.data import BOS_ID, EOS_ID, PAD_ID
 from attention_course.torch_multi_head import MultiHeadAttention
 from attention_course.torch_positional import SinusoidalEncoding
 from attention_course.torch_self_attention import causal_mask
+from attention_course.torch_training import compiled
 
 
 def dense(in_features, out_features):
@@ -41,6 +42,17 @@ class FeedForward(nn.Module):
         return self.projection(self.dropout(h))
 
 
+def residual(x, sublayer, norm, dropout, norm_first):
+    """A sublayer inside its residual connection, with the layer norm after the sum
+    (post-LN, the paper: LN(x + dropout(sublayer(x)))) or before the sublayer (pre-LN:
+    x + dropout(sublayer(LN(x)))). sublayer returns (output, extra), extra being its
+    attention weights or None; residual returns (the new x, extra)."""
+    z = norm(x) if norm_first else x
+    output, extra = sublayer(z)                        # output: like x, (B, L, d_model)
+    x = x + dropout(output)
+    return (x if norm_first else norm(x)), extra
+
+
 class EncoderLayer(nn.Module):
     """Self-attention, then a feed-forward network, each inside a residual connection
     with a layer norm: after the sum (post-LN, the paper) or before the sublayer (pre-LN)."""
@@ -56,15 +68,10 @@ class EncoderLayer(nn.Module):
         self.norm_first = norm_first
 
     def forward(self, x, attention_mask=None):       # x: (B, S, d_model); mask (B, 1, S)
-        z = self.attention_norm(x) if self.norm_first else x
-        attended, weights = self.self_attention(z, z, attention_mask)  # weights (B,h,S,S)
-        x = x + self.dropout(attended)
-        if not self.norm_first:
-            x = self.attention_norm(x)
-        z = self.feed_forward_norm(x) if self.norm_first else x
-        x = x + self.dropout(self.feed_forward(z))
-        if not self.norm_first:
-            x = self.feed_forward_norm(x)
+        x, weights = residual(x, lambda z: self.self_attention(z, z, attention_mask),
+                              self.attention_norm, self.dropout, self.norm_first)
+        x, _ = residual(x, lambda z: (self.feed_forward(z), None),
+                        self.feed_forward_norm, self.dropout, self.norm_first)
         return x, weights                              # (B, S, d_model), (B, h, S, S)
 
 
@@ -86,20 +93,14 @@ class DecoderLayer(nn.Module):
     def forward(self, y, memory, self_attention_mask=None, cross_attention_mask=None):
         # y: (B, T, d_model); memory: the encoder's output (B, S, d_model)
         # self_attention_mask: (B, T, T) causal and padding; cross_attention_mask: (B, 1, S)
-        z = self.self_attention_norm(y) if self.norm_first else y
-        attended, self_weights = self.self_attention(z, z, self_attention_mask)
-        y = y + self.dropout(attended)
-        if not self.norm_first:
-            y = self.self_attention_norm(y)
-        z = self.cross_attention_norm(y) if self.norm_first else y
-        attended, cross_weights = self.cross_attention(z, memory, cross_attention_mask)
-        y = y + self.dropout(attended)                 # queries z, keys and values memory
-        if not self.norm_first:
-            y = self.cross_attention_norm(y)
-        z = self.feed_forward_norm(y) if self.norm_first else y
-        y = y + self.dropout(self.feed_forward(z))
-        if not self.norm_first:
-            y = self.feed_forward_norm(y)
+        y, self_weights = residual(
+            y, lambda z: self.self_attention(z, z, self_attention_mask),
+            self.self_attention_norm, self.dropout, self.norm_first)
+        y, cross_weights = residual(                   # queries z, keys and values memory
+            y, lambda z: self.cross_attention(z, memory, cross_attention_mask),
+            self.cross_attention_norm, self.dropout, self.norm_first)
+        y, _ = residual(y, lambda z: (self.feed_forward(z), None),
+                        self.feed_forward_norm, self.dropout, self.norm_first)
         return y, self_weights, cross_weights      # (B,T,d_model), (B,h,T,T), (B,h,T,S)
 
 
@@ -122,15 +123,16 @@ class Encoder(nn.Module):
     """Embedding, then num_layers encoder layers (a final layer norm when pre-LN)."""
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, dropout=0.1,
-                 norm_first=False, max_len=256):
+                 norm_first=False, max_len=256, pad_id=PAD_ID):
         super().__init__()
+        self.pad_id = pad_id                           # the id the masks leave out
         self.embedding = Embedding(vocab_size, d_model, max_len, dropout)
         self.layers = nn.ModuleList([EncoderLayer(d_model, num_heads, d_ff, dropout,
                                                   norm_first) for _ in range(num_layers)])
         self.final_norm = nn.LayerNorm(d_model, eps=1e-5) if norm_first else nn.Identity()
 
     def forward(self, src):                            # (B, S) -> (B, S, d_model), weights
-        attention_mask = (src != PAD_ID).unsqueeze(1)  # (B, 1, S): real tokens
+        attention_mask = (src != self.pad_id).unsqueeze(1)  # (B, 1, S): real tokens
         x, weights = self.embedding(src), []
         for layer in self.layers:
             x, w = layer(x, attention_mask)
@@ -142,8 +144,9 @@ class Decoder(nn.Module):
     """Embedding, num_layers decoder layers, the projection to the vocabulary."""
 
     def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, dropout=0.1,
-                 norm_first=False, max_len=256, tie_weights=True):
+                 norm_first=False, max_len=256, tie_weights=True, pad_id=PAD_ID):
         super().__init__()
+        self.pad_id = pad_id
         self.embedding = Embedding(vocab_size, d_model, max_len, dropout)
         self.layers = nn.ModuleList([DecoderLayer(d_model, num_heads, d_ff, dropout,
                                                   norm_first) for _ in range(num_layers)])
@@ -154,8 +157,8 @@ class Decoder(nn.Module):
     def forward(self, tgt_in, memory, src):            # (B, T), (B, S, d), (B, S)
         length = tgt_in.shape[1]
         causal = causal_mask(length).to(tgt_in.device)                   # (T, T)
-        self_mask = causal & (tgt_in != PAD_ID).unsqueeze(1)               # (B, T, T)
-        cross_mask = (src != PAD_ID).unsqueeze(1)                          # (B, 1, S)
+        self_mask = causal & (tgt_in != self.pad_id).unsqueeze(1)               # (B, T, T)
+        cross_mask = (src != self.pad_id).unsqueeze(1)                          # (B, 1, S)
         y, self_weights, cross_weights = self.embedding(tgt_in), [], []
         for layer in self.layers:
             y, w_self, w_cross = layer(y, memory, self_mask, cross_mask)
@@ -173,12 +176,14 @@ class Transformer(nn.Module):
     """The encoder-decoder Transformer (Vaswani et al., 2017), small by default."""
 
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=64, num_heads=4, d_ff=256,
-                 num_layers=2, dropout=0.1, norm_first=False, max_len=256, tie_weights=True):
+                 num_layers=2, dropout=0.1, norm_first=False, max_len=256, tie_weights=True,
+                 pad_id=PAD_ID):
         super().__init__()
+        self.pad_id = pad_id
         self.encoder = Encoder(src_vocab_size, d_model, num_heads, d_ff, num_layers,
-                               dropout, norm_first, max_len)
+                               dropout, norm_first, max_len, pad_id)
         self.decoder = Decoder(tgt_vocab_size, d_model, num_heads, d_ff, num_layers,
-                               dropout, norm_first, max_len, tie_weights)
+                               dropout, norm_first, max_len, tie_weights, pad_id)
 
     def forward(self, src, tgt_in, return_weights=False):  # teacher forcing, every prefix
         memory, encoder_weights = self.encoder(src)        # (B, S, d_model)
@@ -199,18 +204,20 @@ def greedy_decode(model, src, max_len):
     src: (B, S) NumPy ids -> (B, max_len) NumPy ids, <pad> after every row's <eos>.
     """
     src = torch.as_tensor(src, device=next(model.parameters()).device)
-    memory, _ = model.encoder(src)                                 # once per source
+    # Compiled as in chapter 1 (for PyTorch, the methods themselves).
+    encoder, next_log_probs = compiled(model.encoder), compiled(model, "next_log_probs")
+    memory, _ = encoder(src)                                       # once per source
     tokens = np.full((src.shape[0], 1), BOS_ID, dtype=np.int64)    # (B, t + 1)
     done = np.zeros(src.shape[0], dtype=bool)
     for _ in range(max_len):
         prefix = torch.as_tensor(tokens, device=src.device)
-        best = model.next_log_probs(prefix, memory, src).argmax(-1).cpu().numpy()  # (B,)
-        best[done] = PAD_ID                                        # after <eos>: <pad>
+        best = next_log_probs(prefix, memory, src).argmax(-1).cpu().numpy()  # (B,)
+        best[done] = model.pad_id                                        # after <eos>: <pad>
         tokens = np.concatenate([tokens, best[:, None]], axis=1)
         done |= best == EOS_ID
         if done.all():
             break
-    out = np.full((src.shape[0], max_len), PAD_ID, dtype=np.int64)
+    out = np.full((src.shape[0], max_len), model.pad_id, dtype=np.int64)
     out[:, :tokens.shape[1] - 1] = tokens[:, 1:]
     return out
 
@@ -225,7 +232,8 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
     src = torch.as_tensor(src, device=next(model.parameters()).device)
     batch, k = src.shape[0], beam_size
     src = src.repeat_interleave(k, dim=0)                          # (B k, S): k copies
-    memory, _ = model.encoder(src)
+    encoder, next_log_probs = compiled(model.encoder), compiled(model, "next_log_probs")
+    memory, _ = encoder(src)
     tokens = np.full((batch * k, 1), BOS_ID, dtype=np.int64)       # (B k, t + 1)
     scores = np.full((batch, k), -np.inf)                          # sum of log-probs
     scores[:, 0] = 0.0                                             # one live beam to start
@@ -233,11 +241,11 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
     lengths = np.zeros((batch, k))
     for _ in range(max_len):
         prefix = torch.as_tensor(tokens, device=src.device)
-        log_probs = model.next_log_probs(prefix, memory, src).double().cpu().numpy()
+        log_probs = next_log_probs(prefix, memory, src).double().cpu().numpy()
         log_probs = log_probs.reshape(batch, k, -1)                # (B, k, V)
         vocab_size = log_probs.shape[-1]
         log_probs[done] = -np.inf                                  # a finished beam
-        log_probs[done, PAD_ID] = 0.0                              # only pads, for free
+        log_probs[done, model.pad_id] = 0.0                              # only pads, for free
         candidates = (scores[..., None] + log_probs).reshape(batch, k * vocab_size)
         best = np.argsort(-candidates, axis=1, kind="stable")[:, :k]   # (B, k)
         scores = np.take_along_axis(candidates, best, axis=1)
@@ -251,7 +259,7 @@ def beam_search(model, src, max_len, beam_size=4, num_beams=1, alpha=0.6):
             break
     normalised = scores / lengths ** alpha                         # (B, k)
     order = np.argsort(-normalised, axis=1, kind="stable")[:, :num_beams]
-    out = np.full((batch, num_beams, max_len), PAD_ID, dtype=np.int64)
+    out = np.full((batch, num_beams, max_len), model.pad_id, dtype=np.int64)
     picked = tokens.reshape(batch, k, -1)[np.arange(batch)[:, None], order]
     out[..., :picked.shape[-1] - 1] = picked[..., 1:]
     return out, np.take_along_axis(normalised, order, axis=1)
