@@ -168,3 +168,20 @@ def padding_verdict(gap, norm_first):
         f"with norm_first={norm_first}, changing padded positions changed real outputs by up to "
         f"{gap:.3g}: pass the attention_mask to the self-attention")
     return f"padding does not leak, norm_first={norm_first}", bool(gap < 1e-5)
+
+
+# The parts of EncoderLayer whose weights the dropout-placement check draws, in this order (the
+# assignment names them), so that the draw does not depend on the order a student created them in.
+ENCODER_PARTS = ("self_attention", "attention_norm", "feed_forward", "feed_forward_norm")
+
+
+def placement_verdict(gap, norm_first):
+    """The message of a dropout-placement failure (gap: the largest difference from the expected
+    output when every dropout drops everything)."""
+    where = ("x + Dropout(sublayer(LN(x)))" if norm_first
+             else "LN(x + Dropout(sublayer(x)))")
+    expected = "x itself" if norm_first else "feed_forward_norm(attention_norm(x))"
+    assert gap < 1e-4, (
+        f"with norm_first={norm_first} and dropout=1.0 (every dropped value zero), training should "
+        f"give {expected}: dropout belongs on each sublayer's output, before the residual sum, "
+        f"{where}; yours is off by {gap:.3g}")

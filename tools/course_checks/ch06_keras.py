@@ -115,7 +115,29 @@ def encoder_dropout(EncoderLayer):
         eval_out = ops.convert_to_numpy(quiet(x)[0])
         assert np.allclose(train_out, eval_out, atol=1e-6), (
             "with dropout=0.0, training and inference should agree")
-        return [("dropout is used in training mode", True), ("evaluation is deterministic", True)]
+        return [("dropout is used in training mode", True), ("evaluation is deterministic", True),
+                *(dropout_placement(EncoderLayer, norm_first) for norm_first in NORM_FIRST)]
+
+
+def dropout_placement(EncoderLayer, norm_first):
+    """Where dropout sits: with dropout=1.0 every dropped value is zero, so with training=True the
+    layer reduces to its norms (post-LN) or to its input (pre-LN) when, and only when, dropout is on
+    each sublayer's output before the residual sum. The weights, biases included, are random, so a
+    dropout on a sublayer's input or on the attention weights leaves a bias behind. Returns the
+    observation (name, output)."""
+    keras.utils.set_random_seed(43)
+    rng = np.random.default_rng(43)
+    layer = EncoderLayer(8, 2, 16, 1.0, norm_first)
+    x = rng.normal(size=(2, 5, 8)).astype("float32")                      # (B, S, d_model)
+    layer(x)                                                            # build the weights
+    for part in ch06.ENCODER_PARTS:
+        for weight in getattr(layer, part).weights:
+            weight.assign(rng.normal(size=weight.shape).astype("float32"))
+    out = ops.convert_to_numpy(layer(x, training=True)[0])
+    expected = x if norm_first else ops.convert_to_numpy(
+        layer.feed_forward_norm(layer.attention_norm(x)))
+    ch06.placement_verdict(np.abs(out - expected).max(), norm_first)
+    return f"dropout=1.0 output, norm_first={norm_first}", out
 
 
 def masks_against_definition(decoder_masks, B, T, S, tgt, src):

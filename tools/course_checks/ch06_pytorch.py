@@ -130,7 +130,28 @@ def encoder_dropout(EncoderLayer):
             eval_out = quiet.eval()(x)[0]
         assert torch.allclose(train_out, eval_out, atol=1e-6), (
             "with dropout=0.0, training and evaluation modes should agree")
-        return [("dropout is used in training mode", True), ("evaluation is deterministic", True)]
+        return [("dropout is used in training mode", True), ("evaluation is deterministic", True),
+                *(dropout_placement(EncoderLayer, norm_first) for norm_first in NORM_FIRST)]
+
+
+def dropout_placement(EncoderLayer, norm_first):
+    """Where dropout sits: with dropout=1.0 every dropped value is zero, so in training mode the
+    layer reduces to its norms (post-LN) or to its input (pre-LN) when, and only when, dropout is on
+    each sublayer's output before the residual sum. The weights, biases included, are random, so a
+    dropout on a sublayer's input or on the attention weights leaves a bias behind. Returns the
+    observation (name, output)."""
+    torch.manual_seed(43)
+    layer = EncoderLayer(8, 2, 16, 1.0, norm_first).train()
+    generator = torch.Generator().manual_seed(43)
+    with torch.no_grad():
+        for part in ch06.ENCODER_PARTS:
+            for weight in getattr(layer, part).parameters():
+                weight.copy_(torch.randn(weight.shape, generator=generator))
+        x = torch.randn(2, 5, 8, generator=generator)                        # (B, S, d_model)
+        out = layer(x)[0]
+        expected = x if norm_first else layer.feed_forward_norm(layer.attention_norm(x))
+    ch06.placement_verdict((out - expected).abs().max().item(), norm_first)
+    return f"dropout=1.0 output, norm_first={norm_first}", out
 
 
 def masks_against_definition(decoder_masks, B, T, S, tgt, src):

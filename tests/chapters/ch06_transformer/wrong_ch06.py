@@ -21,6 +21,11 @@ WRONG = [
           "norm_first is ignored: post-LN is right (visible, padding, dropout), pre-LN differs from the "
           "library's",
           message="with norm_first=True, your layer differs"),
+    Wrong("dropout_after_the_sum",
+          {"test_encoder_dropout_hidden": 0},
+          "dropout applied to the residual sum instead of the sublayer's output: right without dropout "
+          "(visible, library, padding) and random in training, but it drops the residual path too",
+          message="dropout belongs on each sublayer's output, before the residual sum"),
     Wrong("masks_not_causal",
           {"test_masks_visible": 0, "test_masks_hidden": 0},
           "the self-attention mask lets every position see the future; part 3's tests use a reference "

@@ -1,0 +1,25 @@
+# %% encoder_layer
+class EncoderLayer(nn.Module):
+    """Self-attention, then a feed-forward network, each inside a residual connection with a
+    layer norm: after the sum (post-LN) or, with norm_first=True, before the sublayer (pre-LN)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False):
+        super().__init__()
+        self.self_attention = MultiHeadAttention(d_model, num_heads)
+        self.attention_norm = nn.LayerNorm(d_model, eps=1e-5)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.feed_forward_norm = nn.LayerNorm(d_model, eps=1e-5)
+        self.dropout = nn.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def forward(self, x, attention_mask=None):      # x: (B, S, d_model); mask (B, 1, S)
+        z = self.attention_norm(x) if self.norm_first else x
+        attended, weights = self.self_attention(z, z, attention_mask)
+        x = self.dropout(x + attended)              # after the sum: drops the residual too
+        if not self.norm_first:
+            x = self.attention_norm(x)
+        z = self.feed_forward_norm(x) if self.norm_first else x
+        x = self.dropout(x + self.feed_forward(z))
+        if not self.norm_first:
+            x = self.feed_forward_norm(x)
+        return x, weights
