@@ -238,11 +238,11 @@ def reference_tokens(model, prompt, count, temperature=1.0, top_k=None, top_p=No
     step."""
     draw = np.random.default_rng(seed)
     sequence = np.array(prompt)
-    sample_next = course_version(torch_gpt2, "sample_next")
+    course_sample_next = course_version(torch_gpt2, "sample_next")
     with torch.no_grad():
         for _ in range(count):
             scores = model(torch.from_numpy(sequence))[0][:, -1]
-            chosen = sample_next(scores, draw, temperature, top_k, top_p)
+            chosen = course_sample_next(scores, draw, temperature, top_k, top_p)
             sequence = np.concatenate([sequence, np.reshape(chosen, (-1, 1))], axis=1)
     return sequence
 
