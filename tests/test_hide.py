@@ -1,0 +1,66 @@
+"""The grading copies of the course package (attention_course/grading/hide.py), without a sandbox:
+every assignment's copy replaces exactly its asked names by stand-ins, keeps the kept ones under
+a private name for the package's own code, and is made once (cached by hash)."""
+import ast
+
+import pytest
+
+from attention_course.grading import hide
+from course_tools import manifest
+
+ASSIGNMENTS = list(manifest.assignment_marks())
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """A cache folder of this module's own."""
+    folder = tmp_path_factory.mktemp("grading-packages")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ATTENTION_COURSE_CACHE", str(folder))
+        yield folder
+
+
+def definitions(path):
+    """{name: the top-level class or function statement} of a module file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name: node for node in tree.body if hasattr(node, "name")}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_asked_name_is_a_stand_in(cache, assignment):
+    hidden, kept = hide.hidden_names(manifest.MANIFEST, assignment)
+    assert hidden, f"{assignment}: course.toml asks for nothing"
+    copy = hide.grading_package(manifest.MANIFEST, assignment)
+    assert copy.parent.parent == cache / "grading-packages"
+    for module, names in hidden.items():
+        defined = definitions(copy / f"{module}.py")
+        for name in names:
+            raised = [node for node in ast.walk(defined[name]) if isinstance(node, ast.Raise)]
+            assert len(raised) == 1 and "write your own" in ast.unparse(raised[0]), name
+            assert (hide.KEPT_PREFIX + name in defined) == (name in kept.get(module, [])), name
+
+
+def test_a_stand_in_raises_the_message_the_feedback_shows():
+    source = "class Layer:\n    pass\n\ndef f():\n    return Layer()\n\ndef g():\n    return f()\n"
+    namespace = {}
+    exec(hide.without_references(source, ["Layer", "g"], ["Layer"], "m.py"), namespace)
+    assert isinstance(namespace["f"](), namespace[hide.KEPT_PREFIX + "Layer"])
+    with pytest.raises(NotImplementedError, match="g is the course's reference; the grader does "
+                       "not provide it: write your own"):
+        namespace["g"]()
+    with pytest.raises(NotImplementedError):
+        type("Mine", (namespace["Layer"],), {})()          # a subclass that adds nothing
+
+
+def test_a_copy_is_made_once(cache):
+    first = hide.grading_package(manifest.MANIFEST, "08-gpt2-pytorch")
+    stamp = (first / "torch_gpt2.py").stat().st_mtime_ns
+    assert hide.grading_package(manifest.MANIFEST, "08-gpt2-pytorch") == first
+    assert (first / "torch_gpt2.py").stat().st_mtime_ns == stamp
+
+
+def test_an_unknown_asked_name_fails_the_manifest_check():
+    chapter = manifest.chapters()[2]
+    wrong = manifest.dataclasses.replace(chapter, asked={"pytorch": ("torch_self_attention.nope",)})
+    assert any("does not define 'nope'" in problem for problem in manifest.asked_problems(wrong))
+    assert not manifest.asked_problems(chapter) and not manifest.own_work_problems(chapter)
