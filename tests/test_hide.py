@@ -64,3 +64,38 @@ def test_an_unknown_asked_name_fails_the_manifest_check():
     wrong = manifest.dataclasses.replace(chapter, asked={"pytorch": ("torch_self_attention.nope",)})
     assert any("does not define 'nope'" in problem for problem in manifest.asked_problems(wrong))
     assert not manifest.asked_problems(chapter) and not manifest.own_work_problems(chapter)
+
+
+def test_the_sandboxed_python_imports_the_grading_copy(tmp_path, cache):
+    """The kernel's Python (launch.build_command, with a short script in place of the kernel)
+    imports the assignment's copy from /opt/attention-course, meets the stand-in, and finds no
+    other copy of the package: not the grader's, not the one the environment's finder names."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from attention_course.grading import launch
+
+    if not shutil.which("bwrap"):
+        pytest.fail("autograding needs bwrap: apt-get install bubblewrap")
+    work = tmp_path / "03-self-attention-pytorch"
+    (tmp_path / "private" / "ipc").mkdir(parents=True)
+    work.mkdir()
+    connection = tmp_path / "connection.json"
+    connection.write_text("{}")
+    settings = {**launch.DEFAULTS, "private_dir": str(tmp_path / "private"), "uid": os.getuid(),
+                "manifest": str(manifest.MANIFEST)}
+    command = launch.build_command(str(connection), [], str(work), settings)
+    script = ("import attention_course, importlib, pathlib\n"
+              "print(attention_course.__file__)\n"
+              "module = importlib.import_module('attention_course.torch_self_attention')\n"
+              "try:\n    module.scaled_dot_product_attention(1, 2, 3)\n"
+              "except NotImplementedError as error:\n    print(error)\n"
+              f"grader = pathlib.Path({str(hide.PACKAGE)!r}, 'torch_self_attention.py')\n"
+              "print('write your own' in grader.read_text() if grader.exists() else 'absent')\n")
+    command = command[:command.index(sys.executable) + 1] + ["-c", script]
+    lines = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout.split("\n")
+    assert lines[0] == f"{launch.PACKAGES}/attention_course/__init__.py"
+    assert "the grader does not provide it" in lines[1]
+    assert lines[2] in ("absent", "True"), "the grader's own copy is readable in the sandbox"
