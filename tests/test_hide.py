@@ -99,3 +99,27 @@ def test_the_sandboxed_python_imports_the_grading_copy(tmp_path, cache):
     assert lines[0] == f"{launch.PACKAGES}/attention_course/__init__.py"
     assert "the grader does not provide it" in lines[1]
     assert lines[2] in ("absent", "True"), "the grader's own copy is readable in the sandbox"
+
+
+def test_the_own_work_cell_flags_the_course_s_versions():
+    """The assignments' own-work cell (attention_course/grading/own_work.py): an import, or a
+    subclass that only renames the course's class, is flagged; the notebook's own code is not,
+    even where it builds on a course class that the assignment does not ask for."""
+    from attention_course.grading.own_work import assert_own_work
+    from attention_course.torch_multi_head import MultiHeadAttention
+    from attention_course.torch_self_attention import SelfAttention, causal_mask
+
+    class CausalSelfAttention(MultiHeadAttention):     # chapter 8's answer: its own subclass
+        pass
+
+    def padding_mask():
+        return None
+
+    assert_own_work({"padding_mask": padding_mask, "CausalSelfAttention": CausalSelfAttention},
+                    ["padding_mask", "CausalSelfAttention"])
+    renamed = type("SelfAttention", (SelfAttention,), {"__module__": "__main__"})
+    for name, value in (("causal_mask", causal_mask), ("SelfAttention", renamed)):
+        with pytest.raises(AssertionError, match=f"{name} is the course's version, not yours"):
+            assert_own_work({name: value}, [name])
+    with pytest.raises(AssertionError, match="padding_mask is not defined"):
+        assert_own_work({}, ["padding_mask"])
