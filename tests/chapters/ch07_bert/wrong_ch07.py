@@ -60,7 +60,7 @@ WRONG = [
            "test_classifier_logits_hidden": 0, "test_classifier_gradients_hidden": 0,
            "test_classifier_dropout_hidden": 0},
           "Every part imports the course's mask_tokens, BertEmbeddings and BertClassifier: the "
-          "sandbox's stand-ins raise, every test scores 0 (before issue 34: 16).",
+          "sandbox's stand-ins raise, every test scores 0 (on main: 16).",
           message="is the course's reference; the grader does not provide it: write your own"),
     Wrong("course_importer_bert_evasive",
           {"test_masking_visible": 0, "test_masking_statistics_hidden": 0,
@@ -71,6 +71,6 @@ WRONG = [
            "test_classifier_logits_hidden": 0, "test_classifier_gradients_hidden": 0,
            "test_classifier_dropout_hidden": 0},
           "The same through exec of inspect.getsource, sys.modules and a subclass with only pass of "
-          "a computed __import__: the sandbox's copy has only stand-ins: 0.",
+          "a computed __import__: the sandbox's copy has only stand-ins (on main: 16): 0.",
           message="is the course's reference; the grader does not provide it: write your own"),
 ]
