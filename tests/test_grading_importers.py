@@ -1,12 +1,12 @@
-"""Issue 34, for every assignment: an answer that imports the course's own version earns nothing.
+"""Issue 34, for every assignment: an answer that imports the course's version earns nothing.
 
 The submission is generated from the manifest: each answer cell of the solution that defines a
-name of the assignment's `asked` list (course.toml) keeps its code and then imports the course's
-versions of those names over it (`from attention_course.<module> import <name>`), as a student
-who copied the solution's shape but handed in the course's code would. Graded in the sandbox
-(attention_course/grading/hide.py gives the kernel stand-ins for those names), every test cell
-of such a part scores 0, and every other part keeps its marks. The chapters' wrong/ folders hold
-the evasions (importlib, sys.modules, subclasses, exec of the source) for three assignments.
+name of the assignment's `asked` list (course.toml) becomes imports of the course's versions
+(`from attention_course.<module> import <name>`), after the solution's code where the cell also
+defines names that the package does not hold. Graded in the sandbox (attention_course/grading/
+hide.py gives the kernel stand-ins for those names), every test cell of such a part scores 0,
+and every other part keeps its marks. The chapters' wrong/ folders hold the evasions
+(importlib, sys.modules, subclasses, exec of the source) for three assignments.
 """
 import ast
 
@@ -42,7 +42,8 @@ def importer_cells(assignment: str, asked: dict[str, list[str]]) -> list[Declare
     for grade_id, source in solution_answers(assignment).items():
         defined = defined_names(source)
         imports = "\n".join(f"from attention_course.{module} import {name}"
-                            for module, names in asked.items() for name in names if name in defined)
+                            for module, names in asked.items()
+                            for name in names if name in defined)
         if imports:
             only_asked = defined <= {name for names in asked.values() for name in names}
             cells.append(DeclaredCell(ANSWER, grade_id,
@@ -58,7 +59,8 @@ def expected_scores(notebook, imported: set[str], maximum: dict) -> dict[str, fl
         if is_answer(cell):
             part = grade_id_of(cell)
         elif grade_id_of(cell) in maximum:
-            expected[grade_id_of(cell)] = 0.0 if part in imported else maximum[grade_id_of(cell)]
+            grade_id = grade_id_of(cell)
+            expected[grade_id] = 0.0 if part in imported else maximum[grade_id]
     return expected
 
 

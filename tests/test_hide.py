@@ -1,6 +1,7 @@
-"""The grading copies of the course package (attention_course/grading/hide.py), without a sandbox:
-every assignment's copy replaces exactly its asked names by stand-ins, keeps the kept ones under
-a private name for the package's own code, and is made once (cached by hash)."""
+"""The grading copies of the course package (attention_course/grading/hide.py), mostly
+without grading: every assignment's copy replaces exactly its asked names by stand-ins, keeps
+the kept ones under a private name for the package's own code, and is made once (cached by
+hash); the sandboxed Python imports that copy; the own-work cell flags the course's versions."""
 import ast
 
 import pytest
@@ -41,12 +42,14 @@ def test_each_asked_name_is_a_stand_in(cache, assignment):
 
 
 def test_a_stand_in_raises_the_message_the_feedback_shows():
-    source = "class Layer:\n    pass\n\ndef f():\n    return Layer()\n\ndef g():\n    return f()\n"
+    source = ("class Layer:\n    pass\n\n"
+              "def f():\n    return Layer()\n\n"
+              "def g():\n    return f()\n")
     namespace = {}
     exec(hide.without_references(source, ["Layer", "g"], ["Layer"], "m.py"), namespace)
     assert isinstance(namespace["f"](), namespace[hide.KEPT_PREFIX + "Layer"])
-    with pytest.raises(NotImplementedError, match="g is the course's reference; the grader does "
-                       "not provide it: write your own"):
+    message = "g is the course's reference; the grader does not provide it: write your own"
+    with pytest.raises(NotImplementedError, match=message):
         namespace["g"]()
     with pytest.raises(NotImplementedError):
         type("Mine", (namespace["Layer"],), {})()          # a subclass that adds nothing
@@ -61,8 +64,10 @@ def test_a_copy_is_made_once(cache):
 
 def test_an_unknown_asked_name_fails_the_manifest_check():
     chapter = manifest.chapters()[2]
-    wrong = manifest.dataclasses.replace(chapter, asked={"pytorch": ("torch_self_attention.nope",)})
-    assert any("does not define 'nope'" in problem for problem in manifest.asked_problems(wrong))
+    unknown = {"pytorch": ("torch_self_attention.nope",)}
+    wrong = manifest.dataclasses.replace(chapter, asked=unknown)
+    problems = manifest.asked_problems(wrong)
+    assert any("does not define 'nope'" in problem for problem in problems)
     assert not manifest.asked_problems(chapter) and not manifest.own_work_problems(chapter)
 
 
@@ -84,8 +89,8 @@ def test_the_sandboxed_python_imports_the_grading_copy(tmp_path, cache):
     work.mkdir()
     connection = tmp_path / "connection.json"
     connection.write_text("{}")
-    settings = {**launch.DEFAULTS, "private_dir": str(tmp_path / "private"), "uid": os.getuid(),
-                "manifest": str(manifest.MANIFEST)}
+    settings = {**launch.DEFAULTS, "private_dir": str(tmp_path / "private"),
+                "uid": os.getuid(), "manifest": str(manifest.MANIFEST)}
     command = launch.build_command(str(connection), [], str(work), settings)
     script = ("import attention_course, importlib, pathlib\n"
               "print(attention_course.__file__)\n"
@@ -93,9 +98,11 @@ def test_the_sandboxed_python_imports_the_grading_copy(tmp_path, cache):
               "try:\n    module.scaled_dot_product_attention(1, 2, 3)\n"
               "except NotImplementedError as error:\n    print(error)\n"
               f"grader = pathlib.Path({str(hide.PACKAGE)!r}, 'torch_self_attention.py')\n"
-              "print('write your own' in grader.read_text() if grader.exists() else 'absent')\n")
+              "found = grader.exists() and 'write your own' in grader.read_text()\n"
+              "print(found if grader.exists() else 'absent')\n")
     command = command[:command.index(sys.executable) + 1] + ["-c", script]
-    lines = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout.split("\n")
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    lines = run.stdout.split("\n")
     assert lines[0] == f"{launch.PACKAGES}/attention_course/__init__.py"
     assert "the grader does not provide it" in lines[1]
     assert lines[2] in ("absent", "True"), "the grader's own copy is readable in the sandbox"

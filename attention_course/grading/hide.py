@@ -2,18 +2,18 @@
 
 The package's modules hold the course's own versions of what the assignments ask students to
 write (chapter 3's ``scaled_dot_product_attention``, chapter 8's ``sample_next``...). A
-submission whose answer cell only imports them would earn the marks of work it did not do. So the
-grading sandbox (``launch``) does not mount the installed package: it mounts a copy in which the
-definition of each name that the assignment asks for (``course.toml``, the chapter's ``asked``
-table) is replaced, in the source, by a stand-in of the same name that raises
-``NotImplementedError`` when it is called or built. Everything else in the package stays, so the
-set-up cells' imports (data, earlier chapters' layers) work as released.
+submission whose answer cell only imports them would earn the marks of work it did not do. So
+the grading sandbox (``launch``) does not mount the installed package: it mounts a copy in
+which the definition of each name that the assignment asks for (``course.toml``, the chapter's
+``asked`` table) is replaced, in the source, by a stand-in of the same name that raises
+``NotImplementedError`` when it is called or built. Everything else in the package stays, so
+the set-up cells' imports (data, earlier chapters' layers) work as released.
 
 Some asked names are also used by the course's own models that a set-up cell or a hidden test
-needs (chapter 7's ``Bert`` builds a ``BertEmbeddings``; chapter 8's checks draw tokens with the
-course's ``sample_next``): those the manifest lists again under ``kept``, and the copy keeps their
-definition under a private name (``KEPT_PREFIX`` + name) that the module's own code uses instead.
-``course_checks`` finds them with ``course_version``.
+needs (chapter 7's ``Bert`` builds a ``BertEmbeddings``; chapter 8's checks draw tokens with
+the course's ``sample_next``): those the manifest lists again under ``kept``, and the copy
+keeps their definition under a private name (``KEPT_PREFIX`` + name) that the module's own code
+uses instead. ``course_checks`` finds them with ``course_version``.
 
 The copies are made here, in the grader's process (never in the kernel), with ``ast`` (not text
 patterns), and cached by a hash of the package's files and the names hidden, so that grading a
@@ -72,7 +72,8 @@ def hidden_names(manifest: Path, assignment: str) -> tuple[dict, dict]:
 
 # ---------------------------------------------------------------- the rewrite of one module
 def stand_in(name: str, is_class: bool) -> ast.stmt:
-    """A class or function named `name` that raises NotImplementedError when built or called."""
+    """A class or function named `name` that raises NotImplementedError when built or
+    called."""
     message = MESSAGE.format(name=name)
     if is_class:
         source = (f"class {name}:\n    def __init__(self, *args, **kwargs):\n"
@@ -102,8 +103,9 @@ def defined_name(node: ast.stmt) -> str | None:
 
 
 def without_references(source: str, hidden: list[str], kept: list[str], where: str) -> str:
-    """A module's source with each hidden name's definition replaced by a stand-in; the kept
-    ones' definitions stay under their private names, and the module's other code uses those."""
+    """A module's source with each hidden name's definition replaced by a stand-in; the
+    kept ones' definitions stay under their private names, and the module's other code uses
+    those."""
     tree = ast.parse(source)
     found = {defined_name(node) for node in tree.body} - {None}
     missing = sorted(set(hidden) - found)
@@ -139,19 +141,21 @@ def copy_key(hidden: dict, kept: dict, package: Path = PACKAGE) -> str:
 
 def cache_root() -> Path:
     """Where the copies are kept: $ATTENTION_COURSE_CACHE, or ~/.cache/attention-course."""
-    base = os.environ.get("ATTENTION_COURSE_CACHE") or Path.home() / ".cache" / "attention-course"
+    default = Path.home() / ".cache" / "attention-course"
+    base = os.environ.get("ATTENTION_COURSE_CACHE") or default
     return Path(base) / "grading-packages"
 
 
 def write_copy(target: Path, hidden: dict, kept: dict, package: Path) -> None:
-    """The package copied to `target`/attention_course, hidden names rewritten, readable by all."""
+    """The package copied to `target`/attention_course, the hidden names rewritten, readable
+    by all."""
     copied = target / "attention_course"
     shutil.copytree(package, copied, ignore=SKIPPED)
     for module, names in hidden.items():
         path = copied / f"{module}.py"
-        path.write_text(without_references(path.read_text(encoding="utf-8"), names,
-                                           kept.get(module, []), f"attention_course/{module}.py"),
-                        encoding="utf-8")
+        rewritten = without_references(path.read_text(encoding="utf-8"), names,
+                                       kept.get(module, []), f"attention_course/{module}.py")
+        path.write_text(rewritten, encoding="utf-8")
     for folder, _, files in os.walk(target):
         os.chmod(folder, 0o755)
         for name in files:

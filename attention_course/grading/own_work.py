@@ -1,10 +1,11 @@
-"""The assignments' own-work cell: are the names the assignment asks for written in the notebook?
+"""The assignments' own-work cell: are the asked names written in the notebook?
 
 The course package holds its own versions of what the assignments ask for, and the grader does
 not provide them (``hide``): an answer that imports one (however: ``from ... import``,
-``importlib``, ``sys.modules``, a subclass that adds nothing) scores 0 for its part. This check,
-which students run before they hand in, says so early. It looks at the notebook's objects only, so
-it is a courtesy, not what protects a grade: that is the grader's copy of the package.
+``importlib``, ``sys.modules``, a subclass that adds nothing) scores 0 for its part. This
+check, which students run before they hand in, says so early. It looks at the notebook's
+objects only, so it is a courtesy, not what protects a grade: that is the grader's copy of the
+package.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def course_origin(value, name: str) -> str | None:
 
 
 def assert_own_work(namespace: dict, asked: list[str]) -> None:
-    """Fail with one line per name of `asked` that is missing from `namespace` or is the course's."""
+    """Fail with one line per name of `asked` that `namespace` lacks or has from the
+    course."""
     problems = []
     for name in asked:
         if name not in namespace:
