@@ -1,7 +1,8 @@
 """The grading copies of the course package (attention_course/grading/hide.py), mostly
 without grading: every assignment's copy replaces exactly its asked names by stand-ins, keeps
 the kept ones under a private name for the package's own code, and is made once (cached by
-hash); the sandboxed Python imports that copy; the own-work cell flags the course's versions."""
+hash); the sandboxed Python imports that copy; the own-work cell flags the course's
+versions."""
 import ast
 
 import pytest
