@@ -221,14 +221,17 @@ class SandboxedExecute(Execute):
         self.log.info("Running the reference solution %s once, for the out-of-kernel check", source)
         nb = nbformat.read(source, as_version=4)
         run = SandboxedExecute(parent=self.parent, config=self.config, check_against_reference=False)
-        workdir = tempfile.mkdtemp(prefix="attention-course-reference-")
+        # Named like the assignment's folder: the sandbox hides the assignment's answers (hide.py).
+        workdir = os.path.join(tempfile.mkdtemp(prefix="attention-course-reference-"),
+                               info["assignment"])
+        os.mkdir(workdir)
         try:
             for item in source.parent.iterdir():          # the assignment's data files, as for students
                 if item.is_file() and item.suffix != ".ipynb":
                     shutil.copy(item, workdir)
             nb = run.run_reference(nb, workdir)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(os.path.dirname(workdir), ignore_errors=True)
         failing = [cell.metadata.nbgrader["grade_id"] for cell in nb.cells if verify.is_test_cell(cell)
                    and any(o.get("output_type") == "error" for o in cell.get("outputs", []))]
         if failing:

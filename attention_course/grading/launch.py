@@ -12,8 +12,11 @@ then *replaces itself* (exec) by this chain, outermost first:
 ``timeout``   a hard wall-clock limit on the kernel's whole life (SIGKILL);
 ``bwrap``     bubblewrap: new mount, PID, network, IPC and UTS namespaces. The kernel sees a
               read-only /usr, the Python installation and virtual environment, the course
-              package (``attention_course``) and the hidden tests' checks (``course_checks``,
-              readable by the code being graded: see that package), a few files from /etc, size-capped tmpfs for /tmp,
+              package as the assignment's copy (``hide``: without the course's versions of
+              what the assignment asks for, also over any original copy the environment holds)
+              and the hidden tests' checks (``course_checks``, readable by the code being
+              graded: see that package), both in ``/opt/attention-course`` (the kernel's
+              PYTHONPATH), a few files from /etc, size-capped tmpfs for /tmp,
               $HOME and its working folder ``$HOME/<assignment>`` (into which the submission's
               own non-notebook files are bound read-only), and the folder of its own Unix
               sockets. Nothing else: not
@@ -48,6 +51,7 @@ PASS_ENV = ("COURSE_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NU
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd",
              "group", "hosts", "mime.types", "os-release")
 HOME = "/home/student"
+PACKAGES = "/opt/attention-course"     # the course packages, first on the kernel's PYTHONPATH
 DEFAULTS = {
     "memory_mb": 6144,       # RLIMIT_AS (address space); PyTorch + TensorFlow reserve ~2 GB
     "processes": 512,        # RLIMIT_NPROC of the kernel's own user id: processes + threads
@@ -74,17 +78,43 @@ def tool(name: str) -> str:
 
 
 def read_only_paths() -> list[str]:
-    """What the kernel's Python needs: the installation, the virtual environment, and the folders
-    of the course package and of the hidden tests' checks (installed editable, they are not inside
-    the environment)."""
+    """What the kernel's Python needs: the installation and the virtual environment. The course
+    package and the hidden tests' checks are bound apart (`package_binds`)."""
     paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix}
-    for package in ("attention_course", "course_checks"):   # course_checks: the hidden tests' checks
-        spec = importlib.util.find_spec(package)
-        if spec is not None:
-            paths.update(os.path.realpath(p) for p in spec.submodule_search_locations or [])
     paths = sorted(p for p in paths if not p.startswith("/usr/") and p != "/usr")
     # Keep only outermost paths (binding a folder and then its parent would hide the first).
     return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
+
+
+def package_folder(name: str) -> str | None:
+    """The folder of a package as this process (the grader) imports it, or None."""
+    spec = importlib.util.find_spec(name)
+    locations = spec.submodule_search_locations if spec is not None else None
+    return os.path.realpath(list(locations)[0]) if locations else None
+
+
+def package_binds(settings: dict, cwd: str, bound: list[str]) -> list[tuple[str, str]]:
+    """(source, destination) of the course packages' read-only binds: the grader's
+    `course_checks` and the assignment's copy of `attention_course` (hide.py: without the answers
+    it asks for) in PACKAGES, which the kernel imports first (PYTHONPATH); the same copy over every
+    real copy of the package that the bound Python folders hold (an installed, not editable,
+    package lies in the environment), so that no path in the sandbox reaches the original."""
+    from .hide import PACKAGE, grading_package
+
+    manifest = settings.get("manifest")
+    assignment = os.path.basename(cwd.rstrip("/"))
+    copy = str(grading_package(Path(manifest), assignment) if manifest else PACKAGE)
+    binds = [(copy, f"{PACKAGES}/attention_course")]
+    checks = package_folder("course_checks")
+    if checks:
+        binds.append((checks, f"{PACKAGES}/course_checks"))
+    originals = {str(PACKAGE), package_folder("attention_course") or str(PACKAGE)}
+    for folder in bound:
+        originals.update(str(p) for p in Path(folder).glob("lib/python*/site-packages/"
+                                                              "attention_course"))
+    binds += [(copy, original) for original in sorted(originals)
+              if any(original.startswith(folder + os.sep) for folder in bound)]
+    return binds
 
 
 def system_binds() -> list[str]:
@@ -152,8 +182,12 @@ def build_command(connection_file: str, kernel_args: list[str], cwd: str, settin
               "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
               "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
               "--perms", "0777", "--size", size, "--tmpfs", HOME]
-    for path in read_only_paths():
+    bound = read_only_paths()
+    for path in bound:
         bwrap += under(path) + ["--ro-bind", path, path]
+    for source, destination in package_binds(settings, cwd, bound):
+        inside = any(destination.startswith(path + os.sep) for path in bound)  # over a copy
+        bwrap += ([] if inside else under(destination)) + ["--ro-bind", source, destination]
     # The kernel works in a private, size-capped folder named like the notebook's folder, under
     # $HOME (not at the notebook's real path, which would show where the course lives). The
     # submission's own files (data files copied from the source folder, say) are bound there
@@ -171,7 +205,8 @@ def build_command(connection_file: str, kernel_args: list[str], cwd: str, settin
     env = {name: os.environ[name] for name in PASS_ENV if name in os.environ}
     env.update(HOME=HOME, PWD=work, USER="student", LOGNAME="student", TMPDIR="/tmp", PYTHONDONTWRITEBYTECODE="1",
                PATH=os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]),
-               MPLCONFIGDIR=f"{HOME}/.config/matplotlib", ATTENTION_COURSE_GRADING="1")
+               MPLCONFIGDIR=f"{HOME}/.config/matplotlib", ATTENTION_COURSE_GRADING="1",
+               PYTHONPATH=PACKAGES)
     env.setdefault("LANG", "C.UTF-8")
     for name, value in sorted(env.items()):
         bwrap += ["--setenv", name, value]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Integer, List
+from traitlets import Integer, List, Unicode
 
 from .launch import DEFAULTS
 
@@ -41,6 +41,10 @@ class SandboxKernelManager(AsyncKernelManager):
     uid = Integer(None, allow_none=True, help="a fixed user id for kernels (when the grader is root); "
                   "default: a fresh id from uid_range for each kernel").tag(config=True)
     uid_range = List(Integer(), DEFAULTS["uid_range"], minlen=2, maxlen=2).tag(config=True)
+    manifest = Unicode("course.toml", help="the course manifest (from the folder nbgrader runs "
+                       "in): the names each assignment asks for, which the kernel's copy of the "
+                       "course package does not hold (hide.py); none hidden if it is absent"
+                       ).tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -53,7 +57,9 @@ class SandboxKernelManager(AsyncKernelManager):
     def settings(self) -> dict:
         names = ("memory_mb", "processes", "file_size_mb", "open_files", "cpu_s", "wall_s", "tmpfs_mb",
                  "uid", "uid_range")
-        return {"private_dir": self.private_dir, **{name: getattr(self, name) for name in names}}
+        manifest = os.path.abspath(self.manifest) if os.path.isfile(self.manifest) else None
+        return {"private_dir": self.private_dir, "manifest": manifest,
+                **{name: getattr(self, name) for name in names}}
 
     @property
     def kernel_spec(self) -> KernelSpec:

@@ -27,7 +27,7 @@ import nbformat
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKS = REPO / "tools" / "course_checks"
-COURSE_FILES = ("nbgrader_config.py", "solutions", "exercises")
+COURSE_FILES = ("nbgrader_config.py", "course.toml", "solutions", "exercises")
 # Every assignment of the course: the folders of solutions/ that hold their notebook.
 ASSIGNMENTS = sorted(p.name for p in (REPO / "solutions").iterdir() if (p / f"{p.name}.ipynb").is_file())
 # A whole nbgrader command (kernel start-up included) may take this long before we call it hung;

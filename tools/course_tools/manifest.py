@@ -7,7 +7,8 @@ Generated: ``_toc.yml`` (whole); the course tables of ``README.md`` and ``book/i
 chapter sections of ``book/assignments.md`` (between ``<!-- generated from course.toml -->`` and
 ``<!-- end of generated text -->``: the prose around them is written by hand). Checked: every
 chapter's notebook exists and opens with its number and title, its ``#| export`` cells write
-exactly the modules listed, and ``solutions/`` holds exactly the listed assignments.
+exactly the modules listed, each name that a chapter's ``asked`` table lists is defined by its
+module, and ``solutions/`` holds exactly the listed assignments.
 """
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ class Chapter:
     assignment: str
     marks: int
     frameworks: tuple[str, ...] = FRAMEWORKS
+    # {framework: ("module.name", ...)}: the package's versions of what the assignment asks for
+    # (hidden from the grading sandbox), and those of them it keeps under a private name there
+    asked: dict = dataclasses.field(default_factory=dict)
+    kept: dict = dataclasses.field(default_factory=dict)
 
     @property
     def stem(self) -> str:
@@ -56,7 +61,10 @@ class Chapter:
 def chapters(path: Path = MANIFEST) -> list[Chapter]:
     entries = tomllib.loads(path.read_text(encoding="utf-8"))["chapters"]
     listed = ("papers", "modules", "frameworks")
-    return [Chapter(**{**entry, **{key: tuple(entry[key]) for key in listed if key in entry}})
+    tables = ("asked", "kept")
+    return [Chapter(**{**entry, **{key: tuple(entry[key]) for key in listed if key in entry},
+                       **{key: {fw: tuple(names) for fw, names in entry[key].items()}
+                          for key in tables if key in entry}})
             for entry in entries]
 
 
@@ -126,12 +134,73 @@ def rendered(course: list[Chapter]) -> dict[Path, str]:
 
 
 # ---------------------------------------------------------------- what must agree
+def top_level_names(module: str) -> set[str] | None:
+    """The classes and functions that attention_course/<module>.py defines (None: no file)."""
+    import ast
+
+    path = ROOT / "attention_course" / f"{module}.py"
+    if not path.is_file():
+        return None
+    return {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def asked_problems(chapter: Chapter) -> list[str]:
+    """How a chapter's `asked` and `kept` tables are wrong: an unknown framework, a module that
+    does not define a listed name, a kept name that is not asked."""
+    problems = []
+    where = f"course.toml, chapter {chapter.number}"
+    for key, table in (("asked", chapter.asked), ("kept", chapter.kept)):
+        if set(table) - set(chapter.frameworks):
+            problems.append(f"{where}: `{key}` lists {sorted(table)}, "
+                            f"its assignments are in {sorted(chapter.frameworks)}")
+    for key, table in (("asked", chapter.asked), ("kept", chapter.kept)):
+        for framework, dotted_names in table.items():
+            for dotted in dotted_names:
+                module, _, name = dotted.partition(".")
+                defined = top_level_names(module)
+                if defined is None or name not in defined:
+                    problems.append(f"{where}: {key} {dotted!r}: attention_course/{module}.py "
+                                    f"does not define {name!r}")
+            extra = set(dotted_names) - set(chapter.asked.get(framework, ()))
+            if key == "kept" and extra:
+                problems.append(f"{where}: kept {sorted(extra)} are not asked ({framework})")
+    return problems
+
+
+def own_work_names(notebook: Path) -> list[str] | None:
+    """The names that a solution's own-work cell (grade_id own_work) checks, or None."""
+    import ast
+    import json
+
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "own_work":
+            calls = [node for node in ast.walk(ast.parse("".join(cell["source"])))
+                     if isinstance(node, ast.Call)
+                     and getattr(node.func, "id", "") == "assert_own_work"]
+            return ast.literal_eval(calls[0].args[1]) if calls else None
+    return None
+
+
+def own_work_problems(chapter: Chapter) -> list[str]:
+    """Where a solution's own-work cell does not check exactly the names its `asked` lists."""
+    problems = []
+    for framework, assignment in zip(chapter.frameworks, chapter.assignments):
+        notebook = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        asked = [dotted.partition(".")[2] for dotted in chapter.asked.get(framework, ())]
+        if asked and notebook.is_file() and own_work_names(notebook) != asked:
+            problems.append(f"{notebook.relative_to(ROOT)}: its own-work cell must call "
+                            f"assert_own_work(globals(), {asked}) (course.toml's `asked`)")
+    return problems
+
+
 def disagreements(course: list[Chapter]) -> list[str]:
     """How the repository differs from the manifest (empty when it does not)."""
     from . import export
 
     problems = []
     for chapter in course:
+        problems += asked_problems(chapter) + own_work_problems(chapter)
         if not chapter.notebook.exists():
             problems.append(f"chapter {chapter.number}: {chapter.notebook.relative_to(ROOT)} is missing")
             continue

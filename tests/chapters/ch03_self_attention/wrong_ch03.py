@@ -61,4 +61,31 @@ WRONG = [
           "scaled_dot_product_attention, keeps its 5 points because its tests swap in stand-ins or a "
           "reference version, and the NumPy warm-up keeps its 4: 9.",
           message="NotImplementedError"),
+    # Issue 34: answers that are the course's own code. The grading sandbox's copy of the package
+    # has stand-ins for the names the assignment asks for (attention_course/grading/hide.py), so
+    # however a submission reaches them, parts 2 to 4 score 0; the NumPy warm-up keeps its 4.
+    Wrong("course_importer",
+          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
+           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
+           "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
+           "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
+          "Parts 2 to 4 import the course's scaled_dot_product_attention, masks and SelfAttention: "
+          "the sandbox's stand-ins raise, every test of those parts scores 0 (on main: 15): 4.",
+          message="is the course's reference; the grader does not provide it: write your own"),
+    Wrong("course_importer_evasive",
+          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
+           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
+           "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
+           "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
+          "The same names through importlib.import_module, a computed __import__, sys.modules and a "
+          "subclass with only pass: each reaches the sandbox's stand-ins (on main: 15): 4.",
+          message="is the course's reference; the grader does not provide it: write your own"),
+    Wrong("course_source_exec",
+          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
+           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
+           "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
+           "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
+          "The course module's source exec-ed (inspect.getsource, and the .py file read from disk): "
+          "the source in the sandbox is the copy with stand-ins (on main: 16): 4.",
+          message="is the course's reference; the grader does not provide it: write your own"),
 ]

@@ -50,4 +50,27 @@ WRONG = [
           "right answers whose three functions warn on every call (a UserWarning on stderr): every test "
           "cell ignores warnings around the student's calls, so none reaches stderr, where nbgrader "
           "would score the cell 0: full marks"),
+    # Issue 34: answers that are the course's own code (attention_course/grading/hide.py).
+    Wrong("course_importer_bert",
+          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0,
+           "test_masking_special_hidden": 0, "test_masking_labels_hidden": 0,
+           "test_masking_draws_hidden": 0, "test_embeddings_visible": 0,
+           "test_embeddings_pretrained_hidden": 0, "test_embeddings_formula_hidden": 0,
+           "test_embeddings_dropout_hidden": 0, "test_classifier_visible": 0,
+           "test_classifier_logits_hidden": 0, "test_classifier_gradients_hidden": 0,
+           "test_classifier_dropout_hidden": 0},
+          "Every part imports the course's mask_tokens, BertEmbeddings and BertClassifier: the "
+          "sandbox's stand-ins raise, every test scores 0 (on main: 16).",
+          message="is the course's reference; the grader does not provide it: write your own"),
+    Wrong("course_importer_bert_evasive",
+          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0,
+           "test_masking_special_hidden": 0, "test_masking_labels_hidden": 0,
+           "test_masking_draws_hidden": 0, "test_embeddings_visible": 0,
+           "test_embeddings_pretrained_hidden": 0, "test_embeddings_formula_hidden": 0,
+           "test_embeddings_dropout_hidden": 0, "test_classifier_visible": 0,
+           "test_classifier_logits_hidden": 0, "test_classifier_gradients_hidden": 0,
+           "test_classifier_dropout_hidden": 0},
+          "The same through exec of inspect.getsource, sys.modules and a subclass with only pass of "
+          "a computed __import__: the sandbox's copy has only stand-ins (on main: 16): 0.",
+          message="is the course's reference; the grader does not provide it: write your own"),
 ]

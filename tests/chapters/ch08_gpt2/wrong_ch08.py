@@ -49,4 +49,24 @@ WRONG = [
           "right answers whose four cells warn on every call (a UserWarning on stderr): every test cell "
           "ignores warnings around the student's calls, so none reaches stderr, where nbgrader would "
           "score the cell 0: full marks"),
+    # Issue 34: answers that are the course's own code (attention_course/grading/hide.py).
+    Wrong("course_importer_gpt2",
+          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
+           "test_attention_causal_hidden": 0, "test_attention_cache_hidden": 0,
+           "test_filters_visible": 0, "test_top_k_hidden": 0, "test_top_p_hidden": 0,
+           "test_sampling_visible": 0, "test_sampling_hidden": 0, "test_generate_visible": 0,
+           "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
+          "Every part imports the course's CausalSelfAttention, filters, sample_next and generate: "
+          "the sandbox's stand-ins raise, every test scores 0 (on main: 15).",
+          message="is the course's reference; the grader does not provide it: write your own"),
+    Wrong("course_importer_gpt2_evasive",
+          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
+           "test_attention_causal_hidden": 0, "test_attention_cache_hidden": 0,
+           "test_filters_visible": 0, "test_top_k_hidden": 0, "test_top_p_hidden": 0,
+           "test_sampling_visible": 0, "test_sampling_hidden": 0, "test_generate_visible": 0,
+           "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
+          "The same through a subclass with only pass, the module's .py file read from disk and "
+          "exec-ed, sys.modules after a computed __import__, and exec of inspect.getsource (on "
+          "main: 15): 0.",
+          message="is the course's reference; the grader does not provide it: write your own"),
 ]
