@@ -23,6 +23,7 @@ import pytest
 from .course import COMMAND_TIMEOUT_S, REPO, Course
 from .declarations import wrong_named, wrongs_for
 from .edits import edit_bases, edited_variants, partial_student
+from . import importers
 from .feedback import hidden_test_lines, visible_text
 from .submissions import wrong_submission
 
@@ -60,10 +61,13 @@ class GradingRoundTrip:
         """student -> notebook: the solution, the unmodified exercise, the known-wrong ones (built
         from their declarations into `folder`)."""
         found = {SOLUTION_STUDENT: cls.source_notebook(), RELEASE_STUDENT: cls.release_notebook()}
-        for wrong in wrongs_for(cls.assignment):
-            found[wrong.student] = folder / wrong.student / f"{cls.assignment}.ipynb"
-            found[wrong.student].parent.mkdir(parents=True)
-            nbformat.write(wrong_submission(cls.assignment, wrong.student), found[wrong.student])
+        built = {wrong.student: wrong_submission(cls.assignment, wrong.student)
+                 for wrong in wrongs_for(cls.assignment)}
+        built[importers.STUDENT] = importers.importer_submission(cls.assignment)[0]
+        for student, notebook in built.items():
+            found[student] = folder / student / f"{cls.assignment}.ipynb"
+            found[student].parent.mkdir(parents=True)
+            nbformat.write(notebook, found[student])
         return found
 
     def pytest_generate_tests(self, metafunc):
@@ -122,6 +126,14 @@ class GradingRoundTrip:
         expected = {**maximum, **{name: float(score) for name, score in wrong.scores.items()}}
         assert graded.course.scores(self.assignment, wrong.student) == expected, wrong.why
 
+    def test_importing_the_course_earns_nothing(self, graded):
+        """The generated importer (harness/importers.py): 0 on every part it imported from the
+        course's package, full marks on the others."""
+        notebook, imported = importers.importer_submission(self.assignment)
+        maximum = graded.course.max_scores(self.assignment)
+        expected = importers.expected_scores(notebook, imported, maximum)
+        assert graded.course.scores(self.assignment, importers.STUDENT) == expected
+
     def test_each_autograde_takes_under_a_minute(self, graded):
         slow = {student: round(t, 1) for student, t in graded.seconds.items() if t > AUTOGRADE_LIMIT_S}
         assert not slow, f"autograde took longer than {AUTOGRADE_LIMIT_S} s per notebook: {slow}"
@@ -165,6 +177,9 @@ class GradingRoundTrip:
             lost = sum(graded.course.max_scores(self.assignment)[name] - score
                        for name, score in wrong.scores.items())
             expected[wrong.student] = maximum - lost
+        notebook, imported = importers.importer_submission(self.assignment)
+        expected[importers.STUDENT] = sum(importers.expected_scores(
+            notebook, imported, graded.course.max_scores(self.assignment)).values())
         rows = [row for row in graded.grades if row["assignment"] == self.assignment]
         assert {row["student_id"]: float(row["score"]) for row in rows} == expected
         assert {float(row["max_score"]) for row in rows} == {maximum}

@@ -124,7 +124,7 @@ def dropout_placement(EncoderLayer, norm_first):
     layer reduces to its norms (post-LN) or to its input (pre-LN) when, and only when, dropout is on
     each sublayer's output before the residual sum. The weights, biases included, are random, so a
     dropout on a sublayer's input or on the attention weights leaves a bias behind. Returns the
-    observation (name, output)."""
+    observation (ch06.placement_observation)."""
     keras.utils.set_random_seed(43)
     rng = np.random.default_rng(43)
     layer = EncoderLayer(8, 2, 16, 1.0, norm_first)
@@ -134,10 +134,9 @@ def dropout_placement(EncoderLayer, norm_first):
         for weight in getattr(layer, part).weights:
             weight.assign(rng.normal(size=weight.shape).astype("float32"))
     out = ops.convert_to_numpy(layer(x, training=True)[0])
-    expected = x if norm_first else ops.convert_to_numpy(
-        layer.feed_forward_norm(layer.attention_norm(x)))
-    ch06.placement_verdict(np.abs(out - expected).max(), norm_first)
-    return f"dropout=1.0 output, norm_first={norm_first}", out
+    norms = ops.convert_to_numpy(layer.feed_forward_norm(layer.attention_norm(x)))
+    ch06.placement_verdict(np.abs(out - x).max(), np.abs(out - norms).max(), norm_first)
+    return ch06.placement_observation(out, norm_first)
 
 
 def masks_against_definition(decoder_masks, B, T, S, tgt, src):

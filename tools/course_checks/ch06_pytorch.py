@@ -139,7 +139,7 @@ def dropout_placement(EncoderLayer, norm_first):
     layer reduces to its norms (post-LN) or to its input (pre-LN) when, and only when, dropout is on
     each sublayer's output before the residual sum. The weights, biases included, are random, so a
     dropout on a sublayer's input or on the attention weights leaves a bias behind. Returns the
-    observation (name, output)."""
+    observation (ch06.placement_observation)."""
     torch.manual_seed(43)
     layer = EncoderLayer(8, 2, 16, 1.0, norm_first).train()
     generator = torch.Generator().manual_seed(43)
@@ -149,9 +149,10 @@ def dropout_placement(EncoderLayer, norm_first):
                 weight.copy_(torch.randn(weight.shape, generator=generator))
         x = torch.randn(2, 5, 8, generator=generator)                        # (B, S, d_model)
         out = layer(x)[0]
-        expected = x if norm_first else layer.feed_forward_norm(layer.attention_norm(x))
-    ch06.placement_verdict((out - expected).abs().max().item(), norm_first)
-    return f"dropout=1.0 output, norm_first={norm_first}", out
+        norms = layer.feed_forward_norm(layer.attention_norm(x))
+    ch06.placement_verdict((out - x).abs().max().item(), (out - norms).abs().max().item(),
+                           norm_first)
+    return ch06.placement_observation(out, norm_first)
 
 
 def masks_against_definition(decoder_masks, B, T, S, tgt, src):

@@ -5,20 +5,28 @@ name of the assignment's `asked` list (course.toml) becomes imports of the cours
 (`from attention_course.<module> import <name>`), after the solution's code where the cell also
 defines names that the package does not hold. Graded in the sandbox (attention_course/grading/
 hide.py gives the kernel stand-ins for those names), every test cell of such a part scores 0,
-and every other part keeps its marks. The chapters' wrong/ folders hold the evasions
-(importlib, sys.modules, subclasses, exec of the source) for three assignments.
+and every other part keeps its marks. Every round trip (round_trip.py) grades it with its other
+students; the chapters' wrong/ folders hold the evasions (importlib, sys.modules, subclasses,
+exec of the source) for three assignments.
 """
 import ast
 
-import nbformat
-import pytest
-
 from course_tools import manifest
-from harness.cells import ANSWER, DeclaredCell
-from harness.course import COMMAND_TIMEOUT_S, Course
-from harness.submissions import grade_id_of, is_answer, solution_answers, student_notebook
+
+from .cells import ANSWER, DeclaredCell
+from .submissions import grade_id_of, is_answer, solution_answers, student_notebook
 
 STUDENT = "course_importer_generated"
+
+
+def chapter_and_framework(assignment: str) -> tuple[manifest.Chapter, str]:
+    """The manifest's chapter that holds an assignment, and the assignment's framework."""
+    for chapter in manifest.chapters():
+        for framework, name in zip(chapter.frameworks, chapter.assignments):
+            if name == assignment:
+                return chapter, framework
+    raise KeyError(assignment)
+
 
 
 def asked_by_module(chapter: manifest.Chapter, framework: str) -> dict[str, list[str]]:
@@ -64,26 +72,9 @@ def expected_scores(notebook, imported: set[str], maximum: dict) -> dict[str, fl
     return expected
 
 
-ASSIGNMENTS = [(chapter, framework, assignment) for chapter in manifest.chapters()
-               for framework, assignment in zip(chapter.frameworks, chapter.assignments)]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("chapter, framework, assignment", ASSIGNMENTS,
-                         ids=[assignment for _, _, assignment in ASSIGNMENTS])
-def test_importing_the_course_earns_nothing(tmp_path, chapter, framework, assignment):
+def importer_submission(assignment: str):
+    """(notebook, the grade ids of the answers it imports): the generated importer's notebook."""
+    chapter, framework = chapter_and_framework(assignment)
     cells = importer_cells(assignment, asked_by_module(chapter, framework))
     assert cells, f"{assignment}: no answer cell defines an asked name"
-    notebook = student_notebook(assignment, cells)
-    built = tmp_path / "built" / f"{assignment}.ipynb"
-    built.parent.mkdir()
-    nbformat.write(notebook, built)
-    course = Course.copy_of_repo(tmp_path / "course")
-    course.release(assignment)
-    course.submit(assignment, STUDENT, built)
-    course.autograde_all(assignment, timeout=COMMAND_TIMEOUT_S + 120)
-    maximum = course.max_scores(assignment)
-    expected = expected_scores(notebook, {cell.grade_id for cell in cells}, maximum)
-    scores = course.scores(assignment, STUDENT)
-    print(f"\n{assignment}: {sum(scores.values()):.0f} / {sum(maximum.values()):.0f}")
-    assert scores == expected
+    return student_notebook(assignment, cells), {cell.grade_id for cell in cells}
