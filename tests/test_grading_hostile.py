@@ -297,7 +297,8 @@ def test_observations_compare_kind_shape_and_values_within_tolerance():
 
 def test_range_declared_observations_use_the_reference_range():
     """A measurement observed with `within` passes anywhere in the range that the reference run
-    recorded, whatever range the student's run reports; the reference's own value must lie in it."""
+    recorded, whatever range the student's run reports; the reference's own value must lie in
+    it."""
     import numpy as np
 
     from attention_course.grading.observe import encode
@@ -308,7 +309,7 @@ def test_range_declared_observations_use_the_reference_range():
         return found if within is None else {**found, "within": list(within)}
 
     want = [report(1.02, (0.9, 1.1))]
-    assert disagreement([report(0.95)], want) is None                 # not the reference's value
+    assert disagreement([report(0.95)], want) is None         # not the reference's value
     assert disagreement([report(np.float32(1.08))], want) is None     # a 0-d array
     assert disagreement([report(np.array([0.91]))], want) is None     # one element
     assert "outside the accepted range" in disagreement([report(1.2)], want)
@@ -326,8 +327,8 @@ def test_range_declared_observations_use_the_reference_range():
 
 
 def test_observe_records_a_declared_range(monkeypatch):
-    """observe(name, value, within=(low, high)) sends the range with the value; without `within`
-    the report is as before (name and value only)."""
+    """observe(name, value, within=(low, high)) sends the range with the value; without
+    `within` the report is as before (name and value only)."""
     import importlib
 
     observe_module = importlib.import_module("attention_course.grading.observe")   # the module

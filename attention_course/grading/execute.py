@@ -237,8 +237,9 @@ class SandboxedExecute(Execute):
         observations = verify.take_observations(nb)
         outside = verify.reference_out_of_range(observations)
         if outside:
-            raise RuntimeError(f"the reference solution {source} measures values outside the ranges "
-                               f"its tests declare {outside}: widen the ranges (course_checks)")
+            raise RuntimeError(f"the reference solution {source} measures values outside the "
+                               f"ranges its tests declare {outside}: check the ranges "
+                               "(course_checks)")
         cache.parent.mkdir(parents=True, exist_ok=True)
         partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
         partial.write_text(json.dumps(observations))
