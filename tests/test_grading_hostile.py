@@ -295,6 +295,53 @@ def test_observations_compare_kind_shape_and_values_within_tolerance():
     assert "1.0" not in leaked                                                  # no values leaked
 
 
+def test_range_declared_observations_use_the_reference_range():
+    """A measurement observed with `within` passes anywhere in the range that the reference run
+    recorded, whatever range the student's run reports; the reference's own value must lie in
+    it."""
+    import numpy as np
+
+    from attention_course.grading.observe import encode
+    from attention_course.grading.verify import disagreement, reference_out_of_range
+
+    def report(value, within=None):
+        found = {"name": "variance", "value": encode(value)}
+        return found if within is None else {**found, "within": list(within)}
+
+    want = [report(1.02, (0.9, 1.1))]
+    assert disagreement([report(0.95)], want) is None         # not the reference's value
+    assert disagreement([report(np.float32(1.08))], want) is None     # a 0-d array
+    assert disagreement([report(np.array([0.91]))], want) is None     # one element
+    assert "outside the accepted range" in disagreement([report(1.2)], want)
+    assert "outside the accepted range" in disagreement([report(1.2, (0.0, 9.0))], want)
+    for wrong in (float("nan"), "1.0", True, [1.0], np.array([1.0, 1.0]), None):
+        assert disagreement([report(wrong)], want) is not None, wrong
+    assert "0.9" not in disagreement([report(1.2)], want)             # no range leaked
+    assert "reported under another name" in disagreement([{**report(1.0), "name": "x"}], want)
+    broken = [report(1.5, (0.9, 1.1))]                                # the reference outside
+    assert "reference's own measurement" in disagreement([report(1.0)], broken)
+    assert reference_out_of_range({"cell": [report(2.0), *broken]}) == ["cell: variance"]
+    assert reference_out_of_range({"cell": want + [report(5.0)]}) == []
+    # Without `within`, nothing changes: the reference's value within 1e-4.
+    assert "other values" in disagreement([report(1.0)], [report(1.02)])
+
+
+def test_observe_records_a_declared_range(monkeypatch):
+    """observe(name, value, within=(low, high)) sends the range with the value; without
+    `within` the report is as before (name and value only)."""
+    import importlib
+
+    observe_module = importlib.import_module("attention_course.grading.observe")   # the module
+    shown = []
+    monkeypatch.setenv("ATTENTION_COURSE_GRADING", "1")
+    monkeypatch.setattr("IPython.display.display", lambda data, raw: shown.append(data))
+    observe_module.observe("m", 1.5, within=(1, 2))
+    observe_module.observe("v", 3)
+    ranged, plain = (data[observe_module.MIME] for data in shown)
+    assert ranged == {"name": "m", "value": {"py": 1.5}, "within": [1.0, 2.0]}
+    assert plain == {"name": "v", "value": {"py": 3}}
+
+
 def test_python_paths_under_tmp_stay_visible_in_the_sandbox(tmp_path, monkeypatch):
     """A course checked out under /tmp (as CI may do) binds its venv below /tmp: the sandbox's own
     /tmp must be mounted before those binds, or it hides the venv and every kernel fails to start."""

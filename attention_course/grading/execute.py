@@ -238,6 +238,11 @@ class SandboxedExecute(Execute):
             raise RuntimeError(f"the reference solution {source} fails its own tests {failing}: "
                                "fix it before autograding")
         observations = verify.take_observations(nb)
+        outside = verify.reference_out_of_range(observations)
+        if outside:
+            raise RuntimeError(f"the reference solution {source} measures values outside the "
+                               f"ranges its tests declare {outside}: check the ranges "
+                               "(course_checks)")
         cache.parent.mkdir(parents=True, exist_ok=True)
         partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
         partial.write_text(json.dumps(observations))

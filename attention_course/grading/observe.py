@@ -10,6 +10,13 @@ solution's observations and fails the cell if they differ or are missing. Nothin
 trusted: a student's code may replace this function, and then the observations are wrong or
 missing and the cell fails, which is the point.
 
+A measurement that depends on the seed or the processor (a variance estimated from random
+draws) cannot equal the reference's within 1e-4; its test observes it with a declared range,
+``observe(name, value, within=(low, high))``, and the grader accepts any value in the range.
+The range that counts is the one the *reference* run recorded (the instructor's solution, run
+by the grader): a range that a student's run reports is ignored, since the student's code may
+have replaced this function.
+
 Outside grading (``ATTENTION_COURSE_GRADING`` unset: a student's or instructor's own Jupyter)
 ``observe`` does nothing.
 """
@@ -50,10 +57,17 @@ def _number(x):
     return x
 
 
-def observe(name, value):
-    """Report `value` (the student's result that a test checks) under `name`."""
+def observe(name, value, within=None):
+    """Report `value` (the student's result that a test checks) under `name`. `within`: None
+    (the grader compares the value with the reference's, within 1e-4), or the (low, high)
+    range, ends included, that a measured number must lie in (the grader uses the range of the
+    reference run)."""
     if os.environ.get("ATTENTION_COURSE_GRADING") != "1":
         return
     from IPython.display import display
 
-    display({MIME: {"name": str(name), "value": encode(value)}}, raw=True)
+    report = {"name": str(name), "value": encode(value)}
+    if within is not None:
+        low, high = within
+        report["within"] = [float(low), float(high)]
+    display({MIME: report}, raw=True)

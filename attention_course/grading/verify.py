@@ -9,7 +9,10 @@ same test cells report when they run against the reference solution (the source 
 kernel calls passed, but whose observations are missing, extra, or differ from the reference's,
 is failed with ``AutograderCheckFailed``. Honest work passes both checks: the observations are
 exactly the values that each test asserts on, compared with a tolerance (1e-4) looser than the
-tests' own.
+tests' own. A measurement that depends on the seed or the processor is observed with a
+declared range instead (``observe(name, value, within=(low, high))``): the value must lie in
+the range that the *reference* run recorded (a range in the student's observations is
+ignored), and the reference's own value must lie in it too, or the reference run fails.
 
 What this cannot catch: a submission that forges observations equal to the reference's, which
 means computing the right answers on the hidden inputs (by reading them out of the test cell as
@@ -90,6 +93,52 @@ def same_value(got, want) -> bool:
     return got == want
 
 
+def _single_number(encoded):
+    """The one finite number that an encoded value holds (a Python number, or an array of one
+    float or int element), or None."""
+    if not isinstance(encoded, dict):
+        return None
+    if "py" in encoded:
+        number = encoded["py"]
+    elif encoded.get("kind") in ("float", "int") and isinstance(encoded.get("data"), list) \
+            and len(encoded["data"]) == 1:
+        number = encoded["data"][0]
+    else:
+        return None
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        return None
+    if not math.isfinite(number):
+        return None
+    return number
+
+
+def in_range(encoded, within) -> bool:
+    """Is an encoded value one finite number in [low, high]? (``within``: the reference's
+    range.)"""
+    number = _single_number(encoded)
+    low, high = within
+    return number is not None and low <= number <= high
+
+
+def agrees(observed, expected) -> bool:
+    """Does one observation confirm the reference's? Within the reference's declared range
+    where it declared one, else equal within the tolerance."""
+    if "within" in expected:
+        return in_range(observed.get("value"), expected["within"])
+    return same_value(observed.get("value"), expected["value"])
+
+
+def reference_out_of_range(observations: dict[str, list[dict]]) -> list[str]:
+    """The '<grade id>: <name>' of the reference's range-declared observations whose own value
+    lies outside their declared range (a range too narrow for the measurement: the check is
+    wrong)."""
+    return [f"{grade_id}: {observation['name']}"
+            for grade_id, cell_observations in observations.items()
+            for observation in cell_observations
+            if "within" in observation
+            and not in_range(observation["value"], observation["within"])]
+
+
 def disagreement(got: list[dict], want: list[dict]) -> str | None:
     """Why a test cell's observations do not confirm its result, or None when they do. Says
     which observation, never the reference's values (they would give the hidden answers away)."""
@@ -99,8 +148,14 @@ def disagreement(got: list[dict], want: list[dict]) -> str | None:
         observed = got[index]
         if not isinstance(observed, dict) or observed.get("name") != expected["name"]:
             return f"check {index + 1} of {len(want)} reported under another name"
-        if not same_value(observed.get("value"), expected["value"]):
-            return f"check {index + 1} of {len(want)} ('{expected['name']}') has other values than the reference"
+        if "within" in expected and not in_range(expected["value"], expected["within"]):
+            name = expected["name"]
+            return (f"check {index + 1} of {len(want)} ('{name}'): the reference's own "
+                    "measurement lies outside its declared range")
+        if not agrees(observed, expected):
+            what = "lies outside the accepted range" if "within" in expected else (
+                "has other values than the reference")
+            return f"check {index + 1} of {len(want)} ('{expected['name']}') {what}"
     if len(got) > len(want):
         return f"{len(got) - len(want)} unexpected extra report(s)"
     return None

@@ -14,7 +14,8 @@ from . import ch03, keras_reference, reference
 # What the cells loop over (defined in ch03, shared with the PyTorch checks).
 from .ch03 import (  # noqa: F401  pylint: disable=unused-import
     ATTENTION_CASES, CAUSAL_MASK_LENGTHS, CAUSAL_PROPERTY_CASES, PADDING_MASK_CASES, PADDING_PROPERTY_CASES,
-    SELF_ATTENTION_CASES, attention_masking_cases)
+    SCORE_MEASUREMENT_CASES, SCORE_VARIANCE_CASES, SELF_ATTENTION_CASES, attention_masking_cases,
+    score_variance_prediction)
 
 
 def library_attention_refused():
@@ -183,3 +184,11 @@ def self_attention_against_library(self_attention_class, namespace, B, L, d_mode
         f"same weights and a causal mask by up to {err:.3g} (B={B}, L={L}, d_model={d_model}, d_k={d_k})")
     return (f"SelfAttention against keras.layers.MultiHeadAttention B={B} L={L} d_model={d_model} d_k={d_k}",
             [output, weights])
+
+
+# ---- part 5: predict, then measure (score_variance_prediction, from ch03, is framework-free)
+
+
+def score_variance_measurement(measure, which, d_k, sigma):
+    """ch03.score_variance_measurement with keras_reference.attention as the reference."""
+    return ch03.score_variance_measurement(measure, keras_reference.attention, which, d_k, sigma)

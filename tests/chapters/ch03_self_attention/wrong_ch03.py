@@ -4,6 +4,11 @@ Each Wrong declares a student, the scores of the test cells that do not get full
 what the feedback must show; the student's code (the answer cells that differ from the solution,
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
+
+Points per part (16): part 1 3 (visible 1, hidden 1, large scores 1), part 2 3 (1, 1, masking 1),
+part 3 3 (1, padding 1, causal 1), part 4 4 (1, hidden 1, causal 1, padding 1), part 5 3 (visible
+1, prediction 1, measurement 1). Part 5's hidden tests give the measurement the reference
+attention, so a mistake in parts 1 to 4 costs nothing there.
 """
 from harness.declarations import Wrong
 
@@ -11,25 +16,27 @@ WRONG = [
     Wrong("no_scaling",
           {"test_attention_visible": 0, "test_attention_hidden": 0},
           "Scores not divided by sqrt(d_k): part 1's case by hand, batched, gives [0.9, 0.1] instead of "
-          "[0.75, 0.25] (visible: 0 of 1) and the hidden values differ (0 of 2); the masking test checks "
-          "only exact zeros, finiteness, sums and weights times v, which still hold (1 point): 13.",
+          "[0.75, 0.25] (visible: 0 of 1) and the hidden values differ (0 of 1); the masking test checks "
+          "only exact zeros, finiteness, sums and weights times v, which still hold (1 point): 14.",
           message="in the case worked out by hand"),
     Wrong("scale_by_dk",
           {"test_np_attention_visible": 0, "test_np_attention_hidden": 0},
           "The NumPy warm-up divides by d_k instead of sqrt(d_k): the case by hand shows it (visible: 0 "
-          "of 1), and so do the hidden values (0 of 2); the large-scores test checks only finiteness, "
-          "exact zeros, sums and weights times V, which still hold (1 point): 13.",
+          "of 1), and so do the hidden values (0 of 1); the large-scores test checks only finiteness, "
+          "exact zeros, sums and weights times V, which still hold (1 point): 14.",
           message="in the case worked out by hand"),
     Wrong("softmax_over_queries",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0},
           "A softmax over the query axis of (B, L, S) makes each key's weights sum to 1 instead of each "
-          "query's: every part-2 test checks the sums (0 of 4); part 4 uses a reference attention: 12.",
+          "query's: every part-2 test checks the sums (0 of 3); parts 4 and 5 use a reference "
+          "attention: 13.",
           message="the weights of each query must sum to 1 over the keys"),
     Wrong("mask_inverted",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0},
           "Blocking where the mask is True (nn.MultiheadAttention's convention, not the course's): "
           "attention without a mask is right, but the visible mask case gives weight to blocked keys (0 "
-          "of 1), and the hidden masked cases fail (0 of 3); part 4 uses a reference attention: 12.",
+          "of 1), and the hidden masked cases fail (0 of 2); parts 4 and 5 use a reference attention: "
+          "13.",
           message="blocked positions (mask False) must get weight exactly 0"),
     Wrong("causal_upper",
           {"test_masks_visible": 0, "test_causal_mask_hidden": 0},
@@ -46,31 +53,34 @@ WRONG = [
           {"test_attention_hidden": 0, "test_attention_masking_hidden": 0},
           "The output comes from the library's fused attention (the weights by hand): the values are "
           "right (visible: 1 point), but part 2 asks for the computation, and both hidden part-2 tests "
-          "make the library's attention refuse to run (0 of 3): 13.",
+          "make the library's attention refuse to run (0 of 2): 14.",
           message="called the library's attention"),
     Wrong("no_output_projection",
           {"test_self_attention_visible": 0, "test_self_attention_hidden": 0},
           "The layer returns the attention's output without the output projection: shape (B, L, d_k) "
-          "instead of (B, L, d_model), in the visible test (0 of 1) and the hidden values (0 of 2); the "
-          "causal and padding properties hold all the same (2 points): 13.",
+          "instead of (B, L, d_model), in the visible test (0 of 1) and the hidden values (0 of 1); the "
+          "causal and padding properties hold all the same (2 points): 14.",
           message="expected an output of shape (B, L, d_model)"),
     Wrong("parts_1_4_only",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
            "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0},
           "Parts 2 and 3 left as released: their six test cells score 0; part 4's layer, which needs "
-          "scaled_dot_product_attention, keeps its 5 points because its tests swap in stand-ins or a "
-          "reference version, and the NumPy warm-up keeps its 4: 9.",
+          "scaled_dot_product_attention, keeps its 4 points because its tests swap in stand-ins or a "
+          "reference version, part 5's measurement keeps its 3 because its tests hand it the "
+          "attention to measure, and the NumPy warm-up keeps its 3: 10.",
           message="NotImplementedError"),
     # Issue 34: answers that are the course's own code. The grading sandbox's copy of the package
     # has stand-ins for the names the assignment asks for (attention_course/grading/hide.py), so
-    # however a submission reaches them, parts 2 to 4 score 0; the NumPy warm-up keeps its 4.
+    # however a submission reaches them, parts 2 to 4 score 0; the NumPy warm-up and part 5 keep
+    # their 3 each.
     Wrong("course_importer",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
            "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
            "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
            "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
           "Parts 2 to 4 import the course's scaled_dot_product_attention, masks and SelfAttention: "
-          "the sandbox's stand-ins raise, every test of those parts scores 0 (on main: 15): 4.",
+          "the sandbox's stand-ins raise, every test of those parts scores 0 (on main: 15): 6, "
+          "the NumPy warm-up's 3 and part 5's 3.",
           message="is the course's reference; the grader does not provide it: write your own"),
     Wrong("course_importer_evasive",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
@@ -78,7 +88,8 @@ WRONG = [
            "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
            "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
           "The same names through importlib.import_module, a computed __import__, sys.modules and a "
-          "subclass with only pass: each reaches the sandbox's stand-ins (on main: 15): 4.",
+          "subclass with only pass: each reaches the sandbox's stand-ins (on main: 15): 6, "
+          "the NumPy warm-up's 3 and part 5's 3.",
           message="is the course's reference; the grader does not provide it: write your own"),
     Wrong("course_source_exec",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
@@ -86,6 +97,41 @@ WRONG = [
            "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
            "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
           "The course module's source exec-ed (inspect.getsource, and the .py file read from disk): "
-          "the source in the sandbox is the copy with stand-ins (on main: 16): 4.",
+          "the source in the sandbox is the copy with stand-ins (on main: 16): 6, "
+          "the NumPy warm-up's 3 and part 5's 3.",
           message="is the course's reference; the grader does not provide it: write your own"),
+    # Part 5: predict, then measure.
+    Wrong("typed_in_prediction",
+          {"test_score_variance_prediction_hidden": 0},
+          "The prediction typed in as the numbers for the visible test's d_k = 16 and "
+          "sigma = 1 (16 unscaled, 1 scaled): the visible test checks types only (1 point), "
+          "the hidden test evaluates it at other d_k and sigma (0 of 1); the measurement is "
+          "right (1 point): 15.",
+          message="predicted_score_variance(d_k=20, sigma=1.7, scaled=False) returned 16"),
+    Wrong("prediction_off_by_sqrt_dk",
+          {"test_score_variance_prediction_hidden": 0},
+          "The scaled prediction divides the variance by sqrt(d_k), as the scores are "
+          "divided, instead of by d_k: right without the scaling, sqrt(d_k) times too large "
+          "with it, so the hidden test fails at its first scaled case (0 of 1): 15.",
+          message="returned 37.3517, which is not the variance of q·k / sqrt(d_k)"),
+    Wrong("measurement_own_scores",
+          {"test_score_variance_visible": 0, "test_score_variance_measurement_hidden": 0},
+          "The measurement computes q·k / sqrt(d_k) itself instead of measuring the attention "
+          "it is given: the visible test's stand-in is never called (0 of 1), and the hidden "
+          "test, which also hands it an attention without the scaling, says so (0 of 1): 14.",
+          message="should call the attention it is given once, it called it 0 times"),
+    Wrong("measurement_spread",
+          {"test_score_variance_measurement_hidden": 0},
+          "The measurement returns the standard deviation of the log-weights, not their "
+          "variance (about 2.2 where the variance is about 5): far outside the "
+          "5-standard-error range of the hidden test (0 of 1); types and shapes are right "
+          "(visible: 1 point): 15.",
+          message="standard errors from what the scores' variance must be"),
+    Wrong("measurement_range_widened",
+          {"test_score_variance_measurement_hidden": 0},
+          "measurement_spread, plus a cell of the student's own that widens the range the "
+          "check accepts (course_checks.ch03.measurement_range): the kernel passes the test, "
+          "but the grader checks the observed value against the range that the reference run "
+          "recorded, and fails the cell outside the kernel (0 of 1): 15.",
+          message="lies outside the accepted range"),
 ]
