@@ -2,11 +2,15 @@
 
 The test cases (the same in both notebooks), the hints the feedback adds, the known weights and
 inputs drawn from a seed, the swap of reference parts into the kernel while parts 2 to 5
-are graded, and the assertions that compare a layer with the library's multi-head attention.
+are graded, the assertions that compare a layer with the library's multi-head attention, and
+part 6's checks of the predicted and the measured number of parameters.
 """
 import warnings
 
 import numpy as np
+
+from . import reference
+from .ch03 import one_number
 
 # Part 1: split_heads and merge_heads on other shapes; and no loop over the heads.
 # (B, L, d_model, h, seed): B = 1, L = 1, h = 1 and h = d_model among them
@@ -54,6 +58,18 @@ BATCHED_CASES = (                               # (what, d_model, few heads, man
     ("self-attention with a causal mask (B=1, L=6, d_model=32)", 32, 1, 32, "causal self-attention"),
 )
 PROJECTIONS = ("query", "key", "value", "output_projection")
+
+# Part 6: predict, then measure, the number of parameters.
+# predicted_parameter_count on hidden sizes (d_model, h): one d_model with h = 1, 4 and d_model
+# (the count does not depend on h), and others. No constant matches them all, and no formula
+# that drops the biases or the output projection, or multiplies by h or d_head.
+PARAMETER_COUNT_CASES = ((24, 1), (24, 4), (24, 24), (10, 5), (512, 8), (7, 7), (36, 6))
+# measured_parameter_count: (the layer class it is given, d_model, h). The library's layer
+# without biases holds 4 d_model^2 numbers: a measurement that computes the formula instead of
+# counting what it is given fails there.
+WITH_BIASES, WITHOUT_BIASES = "the library's layer", "the library's layer without biases"
+PARAMETER_MEASUREMENT_CASES = ((WITH_BIASES, 24, 4), (WITHOUT_BIASES, 20, 5),
+                               (WITH_BIASES, 12, 12))
 
 
 class ReferenceParts:
@@ -210,3 +226,52 @@ def no_work_per_head(MultiHeadAttention, what, d_model, few, many, run, count_op
         f"{counts[few]} with {few}: your layer does some work once per head (a loop over the heads, "
         "or per-head pieces?). A batched layer runs the same operations whatever the number of heads")
     return f"{what}: no work per head", True
+
+
+# ---- part 6: predict, then measure, the number of parameters
+
+
+def parameter_count(d_model, bias=True):
+    """The trainable numbers of multi-head attention: four d_model x d_model projections (the h
+    heads' d_model x d_head blocks side by side), with a d_model bias each where `bias`; h does
+    not appear."""
+    return 4 * d_model * d_model + (4 * d_model if bias else 0)
+
+
+def parameter_count_prediction(predict, d_model, num_heads):
+    """predicted_parameter_count(d_model, num_heads) against parameter_count (exactly: it is a
+    count), for a case of PARAMETER_COUNT_CASES; returns the observation."""
+    what = f"predicted_parameter_count(d_model={d_model}, num_heads={num_heads})"
+    predicted = one_number(reference.quietly(predict, d_model, num_heads), what)
+    assert predicted == parameter_count(d_model), (
+        f"{what} returned {predicted:.10g}, which is not the number of parameters of the layer: "
+        "count the weights and the biases of each of the four projections, and ask how the h "
+        "heads share a projection's d_model x d_model matrix")
+    return what, predicted
+
+
+def parameter_count_measurement(measure, library_layer, which, d_model, num_heads):
+    """measured_parameter_count(layer_class, d_model, num_heads) for a case of
+    PARAMETER_MEASUREMENT_CASES: layer_class(d_model, h) builds the library's multi-head
+    attention (library_layer(d_model, h, bias): the framework's wrapper, callable as
+    layer(query_input)), with biases or without. The measurement must build the layer it is given
+    with these sizes and return the number of trainable numbers it holds. A count does not depend
+    on the seed or the processor, so it is observed as a value (compared with the reference run's
+    within 1e-4 outside the kernel), not with a range."""
+    bias = which == WITH_BIASES
+    built = []
+
+    def layer_class(d_model, num_heads):
+        built.append((d_model, num_heads))
+        return library_layer(d_model, num_heads, bias)
+    what = f"measured_parameter_count with {which}, d_model={d_model}, num_heads={num_heads}"
+    result = reference.quietly(measure, layer_class, d_model, num_heads)
+    measured = one_number(result, what)
+    assert (d_model, num_heads) in built, (
+        f"{what}: it never built the layer class it was given with these sizes "
+        f"(built: {built}); measure that layer")
+    assert measured == parameter_count(d_model, bias), (
+        f"{what}: measured {measured:.10g}, which is not the number of trainable numbers that "
+        "layer holds: build it, call it once (Keras creates the weights then), and add up the "
+        "sizes of its trainable weights (every element, biases included)")
+    return what, measured

