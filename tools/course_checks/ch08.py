@@ -71,12 +71,13 @@ GENERATE_CASES = (              # (the prompts: None = three random ones of 4 to
 CALLS_SEED = 95                 # the model's and the two prompts' (2, 5) seed; 8 new tokens
 
 # Part 5, predict, then measure, the size of the key-value cache.
-# predicted_cache_entries on hidden parameters: (num_layers, d_model, L, B). No constant matches
+# predicted_cache_entries at hidden sizes: (num_layers, d_model, L, B). No constant matches
 # them all, and no formula without the factor 2 (keys and values), num_layers, L or B.
 CACHE_SIZE_CASES = (
-    (1, 16, 5, 2), (12, 768, 1024, 1), (3, 8, 1, 4), (2, 12, 7, 3), (6, 64, 33, 5), (4, 20, 2, 1),
+    (1, 16, 5, 2), (12, 768, 1024, 1), (3, 8, 1, 4), (2, 12, 7, 3), (6, 64, 33, 5),
+    (4, 20, 2, 1),
 )
-# measured_cache_entries on a small course GPT-2 (vocabulary 30, max_len 16) and prompts (B, L);
+# measured_cache_entries on a small course GPT-2 (vocabulary 30, max_len 16), prompts (B, L);
 # window: the model keeps only the keys and values of its last `window` positions (None: all).
 CACHE_MEASUREMENT_CASES = (     # (num_layers, d_model, num_heads, B, L, window, seed)
     (2, 16, 4, 3, 7, None, 101),
@@ -388,15 +389,17 @@ def cache_entries(num_layers, d_model, length, batch, window=None):
 
 
 def cache_size_prediction(predict, num_layers, d_model, length, batch):
-    """predicted_cache_entries(num_layers, d_model, L, B) against cache_entries (relative 1e-6),
-    for a case of CACHE_SIZE_CASES; the observation."""
-    what = f"predicted_cache_entries(num_layers={num_layers}, d_model={d_model}, L={length}, B={batch})"
-    predicted = one_number(reference.quietly(predict, num_layers, d_model, length, batch), what)
+    """predicted_cache_entries(num_layers, d_model, L, B) against cache_entries (relative
+    1e-6), for a case of CACHE_SIZE_CASES; the observation."""
+    what = (f"predicted_cache_entries(num_layers={num_layers}, d_model={d_model}, L={length}, "
+            f"B={batch})")
+    predicted = one_number(reference.quietly(predict, num_layers, d_model, length, batch),
+                           what)
     expected = cache_entries(num_layers, d_model, length, batch)
     assert abs(predicted - expected) <= 1e-6 * expected, (
-        f"{what} returned {predicted:.10g}, which is not the number of numbers in the cache: count "
-        "what one layer keeps for one position of one sequence (its key and its value, every head), "
-        "then multiply by the positions, the sequences and the layers")
+        f"{what} returned {predicted:.10g}, which is not the number of numbers in the cache: "
+        "count what one layer keeps for one position of one sequence (its key and its value, "
+        "every head), then multiply by the positions, the sequences and the layers")
     return what, predicted
 
 
@@ -409,7 +412,8 @@ class WindowedCache:
 
     def __call__(self, token_ids, cache=None, *args, **kwargs):
         logits, new_cache = self._model(token_ids, cache, *args, **kwargs)
-        return logits, [(k[:, :, -self._window:], v[:, :, -self._window:]) for k, v in new_cache]
+        last = self._window
+        return logits, [(k[:, :, -last:], v[:, :, -last:]) for k, v in new_cache]
 
     def __getattr__(self, name):
         return getattr(self._model, name)
@@ -427,8 +431,9 @@ def cache_size_measurement(measure, build_model, shape_of, case):
     record = Recorder(model, shape_of)
     prompt = np.random.default_rng(seed).integers(0, CACHE_VOCABULARY, size=(batch, length))
     kept = "" if window is None else f", keeping its last {window} positions"
-    what = (f"measured_cache_entries on a GPT-2 with num_layers={num_layers}, d_model={d_model}, "
-            f"num_heads={num_heads}{kept}, prompts (B, L) = {(batch, length)}")
+    what = (f"measured_cache_entries on a GPT-2 with num_layers={num_layers}, "
+            f"d_model={d_model}, num_heads={num_heads}{kept}, prompts (B, L) = "
+            f"{(batch, length)}")
     with warnings_ignored():
         measured = one_number(measure(record, prompt.copy()), what)
     assert ((batch, length), False) in record.calls, (

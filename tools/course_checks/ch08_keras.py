@@ -310,5 +310,6 @@ def cache_gpt2(num_layers, d_model, num_heads, seed):
 
 
 def cache_size_measurement(measure, case):
-    """measured_cache_entries on a course GPT-2 (ch08.cache_size_measurement); the observation."""
+    """measured_cache_entries on a course GPT-2 (ch08.cache_size_measurement); the
+    observation."""
     return ch08.cache_size_measurement(measure, cache_gpt2, shape_of, case)

@@ -279,4 +279,9 @@ def cache_size_measurement(measure, case):
     """measured_cache_entries on a course GPT-2 (ch08.cache_size_measurement), without
     gradients; the observation."""
     with torch.no_grad():
-        return ch08.cache_size_measurement(measure, cache_gpt2, lambda ids: tuple(ids.shape), case)
+        return ch08.cache_size_measurement(measure, cache_gpt2, torch_shape, case)
+
+
+def torch_shape(token_ids):
+    """The shape of a tensor, as a tuple of ints."""
+    return tuple(token_ids.shape)
