@@ -6,7 +6,10 @@ in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/de
 describes both; tests/test_grading.py grades them.
 
 Every score below was verified by autograding both frameworks: it is what nbgrader
-gave.
+gave. Points per part (16): part 1 5 (visible 1, library 2, causal 1, cache 1), part 2 3
+(visible 1, top-k 1, top-p 1), part 3 2 (visible 1, distributions 1), part 4 3 (visible 1,
+tokens 1, calls 1), part 5 3 (visible 1, prediction 1, measurement 1); issue 34, item 2 moved
+one point each from part 1's cache test, part 3's distributions and part 4's tokens to part 5.
 """
 from harness.declarations import Wrong
 
@@ -56,8 +59,10 @@ WRONG = [
            "test_filters_visible": 0, "test_top_k_hidden": 0, "test_top_p_hidden": 0,
            "test_sampling_visible": 0, "test_sampling_hidden": 0, "test_generate_visible": 0,
            "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
-          "Every part imports the course's CausalSelfAttention, filters, sample_next and generate: "
-          "the sandbox's stand-ins raise, every test scores 0 (on main: 15).",
+          "Parts 1 to 4 import the course's CausalSelfAttention, filters, sample_next and "
+          "generate: the sandbox's stand-ins raise, every test of those parts scores 0 (before the "
+          "stand-ins: 15 of 16); part 5, which the course does not hold, is the solution's and "
+          "keeps its 3: 3.",
           message="is the course's reference; the grader does not provide it: write your own"),
     Wrong("course_importer_gpt2_evasive",
           {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
@@ -66,7 +71,33 @@ WRONG = [
            "test_sampling_visible": 0, "test_sampling_hidden": 0, "test_generate_visible": 0,
            "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
           "The same through a subclass with only pass, the module's .py file read from disk and "
-          "exec-ed, sys.modules after a computed __import__, and exec of inspect.getsource (on "
-          "main: 15): 0.",
+          "exec-ed, sys.modules after a computed __import__, and exec of inspect.getsource "
+          "(before the stand-ins: 15 of 16): parts 1 to 4 score 0; part 5 keeps its 3: 3.",
           message="is the course's reference; the grader does not provide it: write your own"),
+    # Part 5: predict, then measure, the size of the key-value cache.
+    Wrong("typed_in_cache_prediction",
+          {"test_cache_size_prediction_hidden": 0},
+          "The prediction typed in as the number for the visible test's model (2 layers, "
+          "d_model 16, 3 tokens, 2 prompts: 384): the visible test checks types only (1 point), "
+          "the hidden test evaluates it at other sizes (0 of 1); the measurement is right "
+          "(1 point): 15.",
+          message="predicted_cache_entries(num_layers=1, d_model=16, L=5, B=2) returned 384"),
+    Wrong("cache_prediction_no_values",
+          {"test_cache_size_prediction_hidden": 0},
+          "The prediction counts the keys and forgets the values (no factor 2): half the count "
+          "at every hidden size (0 of 1): 15.",
+          message="predicted_cache_entries(num_layers=1, d_model=16, L=5, B=2) returned 160"),
+    Wrong("cache_prediction_one_layer",
+          {"test_cache_size_prediction_hidden": 0},
+          "The prediction counts one layer's cache (num_layers forgotten): right at the first "
+          "hidden size, which has one layer, 12 times too small at GPT-2 124M's (0 of 1): 15.",
+          message="predicted_cache_entries(num_layers=12, d_model=768, L=1024, B=1) returned "
+                  "1572864"),
+    Wrong("cache_measured_by_formula",
+          {"test_cache_size_measurement_hidden": 0},
+          "The measurement runs the model but works the count out from the prompts' shape and "
+          "the heads and width of the cache instead of counting the cache: right for the plain "
+          "models, but the model that keeps only its last 4 positions returns a cache of 256 "
+          "numbers, not 576 (0 of 1): 15.",
+          message="measured 576, but the cache the model returned holds 256 numbers"),
 ]
