@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from . import reference
-from .ch03 import one_number
+from .ch03_measure import one_number
 
 # Part 1: split_heads and merge_heads on other shapes; and no loop over the heads.
 # (B, L, d_model, h, seed): B = 1, L = 1, h = 1 and h = d_model among them

@@ -11,8 +11,9 @@ from attention_course.grading.hide import course_version
 
 from . import ch08
 from .ch08 import CAUSAL_CASES, LIBRARY_CASES, TOP_K_CASES, TOP_P_CASES  # noqa: F401 (the cells' cases)
-from .ch08 import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
-from .ch08 import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
+from . import ch08_measure
+from .ch08_measure import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
+from .ch08_measure import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
 from .keras_reference import to_numpy
 
 
@@ -305,11 +306,11 @@ def model_calls(generate, namespace):
 def cache_gpt2(num_layers, d_model, num_heads, seed):
     """The course's GPT-2, small (vocabulary 30, max_len 16)."""
     keras.utils.set_random_seed(seed)
-    return keras_gpt2.GPT2(ch08.CACHE_VOCABULARY, ch08.CACHE_MAX_LEN, d_model, num_heads,
+    return keras_gpt2.GPT2(ch08_measure.CACHE_VOCABULARY, ch08_measure.CACHE_MAX_LEN, d_model, num_heads,
                            num_layers, dropout=0.0)
 
 
 def cache_size_measurement(measure, case):
-    """measured_cache_entries on a course GPT-2 (ch08.cache_size_measurement); the
+    """measured_cache_entries on a course GPT-2 (ch08_measure.cache_size_measurement); the
     observation."""
-    return ch08.cache_size_measurement(measure, cache_gpt2, shape_of, case)
+    return ch08_measure.cache_size_measurement(measure, cache_gpt2, shape_of, case)

@@ -11,8 +11,9 @@ from attention_course.grading.hide import course_version
 
 from . import ch08
 from .ch08 import CAUSAL_CASES, LIBRARY_CASES, TOP_K_CASES, TOP_P_CASES  # noqa: F401 (the cells' cases)
-from .ch08 import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
-from .ch08 import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
+from . import ch08_measure
+from .ch08_measure import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
+from .ch08_measure import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
 from .reference import quietly
 
 
@@ -271,15 +272,15 @@ def model_calls(generate, namespace):
 def cache_gpt2(num_layers, d_model, num_heads, seed):
     """The course's GPT-2, small (vocabulary 30, max_len 16), in evaluation mode."""
     torch.manual_seed(seed)
-    return torch_gpt2.GPT2(ch08.CACHE_VOCABULARY, ch08.CACHE_MAX_LEN, d_model, num_heads,
+    return torch_gpt2.GPT2(ch08_measure.CACHE_VOCABULARY, ch08_measure.CACHE_MAX_LEN, d_model, num_heads,
                            num_layers, dropout=0.0).eval()
 
 
 def cache_size_measurement(measure, case):
-    """measured_cache_entries on a course GPT-2 (ch08.cache_size_measurement), without
+    """measured_cache_entries on a course GPT-2 (ch08_measure.cache_size_measurement), without
     gradients; the observation."""
     with torch.no_grad():
-        return ch08.cache_size_measurement(measure, cache_gpt2, torch_shape, case)
+        return ch08_measure.cache_size_measurement(measure, cache_gpt2, torch_shape, case)
 
 
 def torch_shape(token_ids):

@@ -130,7 +130,7 @@ WRONG = [
     Wrong("measurement_range_widened",
           {"test_score_variance_measurement_hidden": 0},
           "measurement_spread, plus a cell of the student's own that widens the range the "
-          "check accepts (course_checks.ch03.measurement_range): the kernel passes the test, "
+          "check accepts (course_checks.ch03_measure.measurement_range): the kernel passes the test, "
           "but the grader checks the observed value against the range that the reference run "
           "recorded, and fails the cell outside the kernel (0 of 1): 15.",
           message="lies outside the accepted range"),
