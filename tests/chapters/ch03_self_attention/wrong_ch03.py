@@ -12,6 +12,15 @@ attention, so a mistake in parts 1 to 4 costs nothing there.
 """
 from harness.declarations import Wrong
 
+# The course-importer students (issue 34): every test of the parts that import the course's own
+# code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py).
+PARTS_2_TO_4_LOST = {name: 0 for name in (
+    "test_attention_visible", "test_attention_hidden", "test_attention_masking_hidden",
+    "test_masks_visible", "test_padding_mask_hidden", "test_causal_mask_hidden",
+    "test_self_attention_visible", "test_self_attention_hidden", "test_causal_property_hidden",
+    "test_padding_property_hidden")}
+STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
+
 WRONG = [
     Wrong("no_scaling",
           {"test_attention_visible": 0, "test_attention_hidden": 0},
@@ -74,32 +83,23 @@ WRONG = [
     # however a submission reaches them, parts 2 to 4 score 0; the NumPy warm-up and part 5 keep
     # their 3 each.
     Wrong("course_importer",
-          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
-           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
-           "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
-           "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
+          PARTS_2_TO_4_LOST,
           "Parts 2 to 4 import the course's scaled_dot_product_attention, masks and SelfAttention: "
           "the sandbox's stand-ins raise, every test of those parts scores 0 (on main: 15): 6, "
           "the NumPy warm-up's 3 and part 5's 3.",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
     Wrong("course_importer_evasive",
-          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
-           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
-           "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
-           "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
+          PARTS_2_TO_4_LOST,
           "The same names through importlib.import_module, a computed __import__, sys.modules and a "
           "subclass with only pass: each reaches the sandbox's stand-ins (on main: 15): 6, "
           "the NumPy warm-up's 3 and part 5's 3.",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
     Wrong("course_source_exec",
-          {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
-           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0,
-           "test_self_attention_visible": 0, "test_self_attention_hidden": 0,
-           "test_causal_property_hidden": 0, "test_padding_property_hidden": 0},
+          PARTS_2_TO_4_LOST,
           "The course module's source exec-ed (inspect.getsource, and the .py file read from disk): "
           "the source in the sandbox is the copy with stand-ins (on main: 16): 6, "
           "the NumPy warm-up's 3 and part 5's 3.",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
     # Part 5: predict, then measure.
     Wrong("typed_in_prediction",
           {"test_score_variance_prediction_hidden": 0},

@@ -10,6 +10,16 @@ gave.
 """
 from harness.declarations import Wrong
 
+# The course-importer students (issue 34): every test of the parts that import the course's own
+# code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py).
+EVERY_PART_LOST = {name: 0 for name in (
+    "test_masking_visible", "test_masking_statistics_hidden", "test_masking_special_hidden",
+    "test_masking_labels_hidden", "test_masking_draws_hidden", "test_embeddings_visible",
+    "test_embeddings_pretrained_hidden", "test_embeddings_formula_hidden", "test_embeddings_dropout_hidden",
+    "test_classifier_visible", "test_classifier_logits_hidden", "test_classifier_gradients_hidden",
+    "test_classifier_dropout_hidden")}
+STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
+
 WRONG = [
     Wrong("masks_special_tokens",
           {"test_masking_visible": 0, "test_masking_special_hidden": 0},
@@ -52,25 +62,13 @@ WRONG = [
           "would score the cell 0: full marks"),
     # Issue 34: answers that are the course's own code (attention_course/grading/hide.py).
     Wrong("course_importer_bert",
-          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0,
-           "test_masking_special_hidden": 0, "test_masking_labels_hidden": 0,
-           "test_masking_draws_hidden": 0, "test_embeddings_visible": 0,
-           "test_embeddings_pretrained_hidden": 0, "test_embeddings_formula_hidden": 0,
-           "test_embeddings_dropout_hidden": 0, "test_classifier_visible": 0,
-           "test_classifier_logits_hidden": 0, "test_classifier_gradients_hidden": 0,
-           "test_classifier_dropout_hidden": 0},
+          EVERY_PART_LOST,
           "Every part imports the course's mask_tokens, BertEmbeddings and BertClassifier: the "
           "sandbox's stand-ins raise, every test scores 0 (on main: 16).",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
     Wrong("course_importer_bert_evasive",
-          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0,
-           "test_masking_special_hidden": 0, "test_masking_labels_hidden": 0,
-           "test_masking_draws_hidden": 0, "test_embeddings_visible": 0,
-           "test_embeddings_pretrained_hidden": 0, "test_embeddings_formula_hidden": 0,
-           "test_embeddings_dropout_hidden": 0, "test_classifier_visible": 0,
-           "test_classifier_logits_hidden": 0, "test_classifier_gradients_hidden": 0,
-           "test_classifier_dropout_hidden": 0},
+          EVERY_PART_LOST,
           "The same through exec of inspect.getsource, sys.modules and a subclass with only pass of "
           "a computed __import__: the sandbox's copy has only stand-ins (on main: 16): 0.",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
 ]

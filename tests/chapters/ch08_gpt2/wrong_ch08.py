@@ -13,6 +13,15 @@ one point each from part 1's cache test, part 3's distributions and part 4's tok
 """
 from harness.declarations import Wrong
 
+# The course-importer students (issue 34): every test of the parts that import the course's own
+# code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py).
+PARTS_1_TO_4_LOST = {name: 0 for name in (
+    "test_attention_visible", "test_attention_reference_hidden", "test_attention_causal_hidden",
+    "test_attention_cache_hidden", "test_filters_visible", "test_top_k_hidden",
+    "test_top_p_hidden", "test_sampling_visible", "test_sampling_hidden",
+    "test_generate_visible", "test_generate_tokens_hidden", "test_generate_calls_hidden")}
+STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
+
 WRONG = [
     Wrong("cache_offset_forgotten",
           {"test_attention_cache_hidden": 0},
@@ -54,26 +63,18 @@ WRONG = [
           "score the cell 0: full marks"),
     # Issue 34: answers that are the course's own code (attention_course/grading/hide.py).
     Wrong("course_importer_gpt2",
-          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
-           "test_attention_causal_hidden": 0, "test_attention_cache_hidden": 0,
-           "test_filters_visible": 0, "test_top_k_hidden": 0, "test_top_p_hidden": 0,
-           "test_sampling_visible": 0, "test_sampling_hidden": 0, "test_generate_visible": 0,
-           "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
+          PARTS_1_TO_4_LOST,
           "Parts 1 to 4 import the course's CausalSelfAttention, filters, sample_next and "
           "generate: the sandbox's stand-ins raise, every test of those parts scores 0 (before the "
           "stand-ins: 15 of 16); part 5, which the course does not hold, is the solution's and "
           "keeps its 3: 3.",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
     Wrong("course_importer_gpt2_evasive",
-          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
-           "test_attention_causal_hidden": 0, "test_attention_cache_hidden": 0,
-           "test_filters_visible": 0, "test_top_k_hidden": 0, "test_top_p_hidden": 0,
-           "test_sampling_visible": 0, "test_sampling_hidden": 0, "test_generate_visible": 0,
-           "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
+          PARTS_1_TO_4_LOST,
           "The same through a subclass with only pass, the module's .py file read from disk and "
           "exec-ed, sys.modules after a computed __import__, and exec of inspect.getsource "
           "(before the stand-ins: 15 of 16): parts 1 to 4 score 0; part 5 keeps its 3: 3.",
-          message="is the course's reference; the grader does not provide it: write your own"),
+          message=STAND_IN_MESSAGE),
     # Part 5: predict, then measure, the size of the key-value cache.
     Wrong("typed_in_cache_prediction",
           {"test_cache_size_prediction_hidden": 0},
