@@ -42,6 +42,11 @@ class Chapter:
     # (hidden from the grading sandbox), and those of them it keeps under a private name there
     asked: dict = dataclasses.field(default_factory=dict)
     kept: dict = dataclasses.field(default_factory=dict)
+    # the part that asks for what the chapter does not show: {"cells": (grade ids of its answer
+    # cells, the same in every framework), "copies": {framework: {name: "module.name"}}}, where
+    # `copies` names, for each name the part asks for, the chapter's nearest component, which a
+    # student who copies the chapter would paste under that name (tests/harness/copiers.py)
+    variation: dict = dataclasses.field(default_factory=dict)
 
     @property
     def stem(self) -> str:
@@ -64,7 +69,10 @@ def chapters(path: Path = MANIFEST) -> list[Chapter]:
     tables = ("asked", "kept")
     return [Chapter(**{**entry, **{key: tuple(entry[key]) for key in listed if key in entry},
                        **{key: {fw: tuple(names) for fw, names in entry[key].items()}
-                          for key in tables if key in entry}})
+                          for key in tables if key in entry},
+                       **({"variation": {"cells": tuple(entry["variation"]["cells"]),
+                                         "copies": entry["variation"].get("copies", {})}}
+                          if "variation" in entry else {})})
             for entry in entries]
 
 
