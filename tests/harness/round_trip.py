@@ -126,9 +126,10 @@ class GradingRoundTrip:
         expected = {**maximum, **{name: float(score) for name, score in wrong.scores.items()}}
         assert graded.course.scores(self.assignment, wrong.student) == expected, wrong.why
 
-    def test_importing_the_course_earns_nothing(self, graded):
-        """The generated importer (harness/importers.py): 0 on every part it imported from the
-        course's package, full marks on the others."""
+    def test_importing_or_pasting_the_course_earns_nothing(self, graded):
+        """The generated copier (harness/importers.py, copiers.py): 0 on every part it imported
+        from the course's package or, for the variation, pasted from the chapter; full marks on
+        the others."""
         notebook, imported = importers.importer_submission(self.assignment)
         maximum = graded.course.max_scores(self.assignment)
         expected = importers.expected_scores(notebook, imported, maximum)
