@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from . import reference
-# Part 5 (predict, then measure) lives in ch03_measure; the cells and ch03_keras / ch03_pytorch
+# Part 6 (predict, then measure) lives in ch03_measure; the cells and ch03_keras / ch03_pytorch
 # reach it through this module.
 from .ch03_measure import (MEASUREMENT_BAND, MEASUREMENT_KEYS, MEASUREMENT_QUERIES,  # noqa: F401
                            SCORE_MEASUREMENT_CASES, SCORE_VARIANCE_CASES, attention_given,
