@@ -64,6 +64,13 @@ WRONG = [
           "right (visible: 1 point), but part 2 asks for the computation, and both hidden part-2 tests "
           "make the library's attention refuse to run (0 of 2): 14.",
           message="called the library's attention"),
+    Wrong("chapter_attention",
+          {"test_attention_masking_hidden": 0},
+          "The chapter's scaled_dot_product_attention pasted as it is: right wherever a query may attend "
+          "to some key (visible and formula: 2 points), but part 2 also asks that a query that may "
+          "attend to no key get weights all 0 and an output of 0, where the chapter's softmax gives "
+          "0 / 0 = NaN (masking: 0 of 1): 15.",
+          message="a query that may attend to no key gets weights all 0 and an output of 0"),
     Wrong("no_output_projection",
           {"test_self_attention_visible": 0, "test_self_attention_hidden": 0},
           "The layer returns the attention's output without the output projection: shape (B, L, d_k) "
