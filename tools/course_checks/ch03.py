@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from . import reference
-# Part 5 (predict, then measure) lives in ch03_measure; the cells and ch03_keras / ch03_pytorch
+# Part 6 (predict, then measure) lives in ch03_measure; the cells and ch03_keras / ch03_pytorch
 # reach it through this module.
 from .ch03_measure import (MEASUREMENT_BAND, MEASUREMENT_KEYS, MEASUREMENT_QUERIES,  # noqa: F401
                            SCORE_MEASUREMENT_CASES, SCORE_VARIANCE_CASES, attention_given,
@@ -183,7 +183,8 @@ def attention_agrees(output, weights, expected, B, L, S, d_k, d_v, mask_kind):
 
 def attention_masking_cases():
     """{name: (q (2, 3, 8), k (2, 5, 8), v (2, 5, 4), mask)}, q and k float64, v float32 (shared by
-    the cases): a blocked key that scores far above the allowed ones, scores in the hundreds."""
+    the cases): a blocked key that scores far above the allowed ones, scores in the hundreds, and
+    queries that may attend to no key at all."""
     rng = np.random.default_rng(51)
     B, L, S, d_k, d_v = 2, 3, 5, 8, 4
     q, k = rng.normal(size=(B, L, d_k)), rng.normal(size=(B, S, d_k))
@@ -195,31 +196,39 @@ def attention_masking_cases():
     padding[1, :, 4] = False
     random = rng.random((B, L, S)) < 0.5
     random[:, :, 2] = True
+    none_allowed = rng.random((B, L, S)) < 0.5
+    none_allowed[:, :, 1] = True
+    none_allowed[0, 2] = False              # these two queries may attend to no key
+    none_allowed[1, 0] = False
     return {
         "a blocked key that scores far above the allowed ones, mask (B, 1, S)":
             (np.abs(q), k_hot, v, padding),
         "scores in the hundreds, causal mask (L, S)": (15 * q, 15 * k, v, causal(L, S)),
         "scores near -300, mask (B, L, S)": (15 * q, 15 * k - 10 * np.abs(q).sum(axis=-1).mean(), v, random),
+        "two queries that may attend to no key, mask (B, L, S)": (q, k, v, none_allowed),
     }
 
 
 def masking_holds(name, output, weights, v, mask, output_shape, weights_shape):
     """The student's (output, weights) as arrays on a case of attention_masking_cases(): finite,
-    exactly 0 where blocked, weights that sum to 1 and an output equal to the weights times v (1e-5)."""
+    exactly 0 where blocked, weights that sum to 1 (to 0 for a query that may attend to no key) and
+    an output equal to the weights times v (1e-5)."""
     assert output.shape == output_shape and weights.shape == weights_shape, (
         f"with {name}: expected an output of shape {output_shape} and weights of shape {weights_shape}, "
         f"got {output.shape} and {weights.shape}")
+    allowed = np.broadcast_to(mask, weights.shape)
     finite = bool(np.isfinite(output).all() and np.isfinite(weights).all())
     assert finite, (
         f"with {name}: scaled_dot_product_attention returned NaN or inf; no step may overflow, "
-        "or divide 0 by 0")
-    allowed = np.broadcast_to(mask, weights.shape)
+        "or divide 0 by 0" + ("" if allowed.any(axis=-1).all() else
+                              " (a query that may attend to no key gets weights all 0 and an output of 0)"))
     on_blocked = float(np.abs(weights[~allowed]).max())
     assert on_blocked == 0.0, (
         f"with {name}: blocked positions must get weight exactly 0, got up to {on_blocked:.3g}")
-    sums_off = float(np.abs(weights.astype("float64").sum(axis=-1) - 1.0).max())
+    sums_off = float(np.abs(weights.astype("float64").sum(axis=-1) - allowed.any(axis=-1)).max())
     assert sums_off < 1e-5, (
-        f"with {name}: the weights of each query must sum to 1, they are off by up to {sums_off:.3g}")
+        f"with {name}: the weights of each query must sum to 1 (to 0 where it may attend to no key), "
+        f"they are off by up to {sums_off:.3g}")
     mismatch = float(np.abs(output - weights.astype("float64") @ v.astype("float64")).max())
     assert mismatch < 1e-5, (
         f"with {name}: the output must be the weights times v, it is off by up to {mismatch:.3g}")

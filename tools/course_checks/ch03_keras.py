@@ -10,12 +10,13 @@ import numpy as np
 from keras import layers, ops
 from keras.src import backend as keras_backend
 
-from . import ch03, keras_reference, reference
+from . import ch03, ch03_window, keras_reference, reference
 # What the cells loop over (defined in ch03, shared with the PyTorch checks).
 from .ch03 import (  # noqa: F401  pylint: disable=unused-import
     ATTENTION_CASES, CAUSAL_MASK_LENGTHS, CAUSAL_PROPERTY_CASES, PADDING_MASK_CASES, PADDING_PROPERTY_CASES,
     SCORE_MEASUREMENT_CASES, SCORE_VARIANCE_CASES, SELF_ATTENTION_CASES, attention_masking_cases,
     score_variance_prediction)
+from .ch03_window import WINDOW_CASES, WINDOW_PROPERTY_CASES  # noqa: F401
 
 
 def library_attention_refused():
@@ -186,7 +187,32 @@ def self_attention_against_library(self_attention_class, namespace, B, L, d_mode
             [output, weights])
 
 
-# ---- part 5: predict, then measure (score_variance_prediction, from ch03, is framework-free)
+# ---- part 5 (the variation): sliding_window_mask, checked by ch03_window
+
+
+def bool_mask(mask, what):
+    """A mask the student's code returned, checked to be boolean, as a NumPy array."""
+    got = ops.convert_to_numpy(mask)
+    assert got.dtype == bool, f"{what} should return a boolean mask, got dtype {got.dtype}"
+    return got
+
+
+def ops_and(real, mask):
+    """ops.logical_and of a NumPy bool array and the student's mask, as NumPy."""
+    return ops.convert_to_numpy(ops.logical_and(real, mask))
+
+
+def sliding_window_mask_against_reference(sliding_window_mask, length, window):
+    """ch03_window.window_mask_against_reference on boolean Keras tensors."""
+    return ch03_window.window_mask_against_reference(sliding_window_mask, bool_mask, ops_and, length, window)
+
+
+def sliding_window_reach(sliding_window_mask, length, window, n_layers, seed):
+    """ch03_window.window_property on a boolean Keras tensor."""
+    return ch03_window.window_property(sliding_window_mask, bool_mask, length, window, n_layers, seed)
+
+
+# ---- part 6: predict, then measure (score_variance_prediction, from ch03, is framework-free)
 
 
 def score_variance_measurement(measure, which, d_k, sigma):

@@ -1,4 +1,4 @@
-"""Chapter 3's part 5 (predict, then measure, the variance of the attention scores), in NumPy:
+"""Chapter 3's part 6 (predict, then measure, the variance of the attention scores), in NumPy:
 the hidden cases, the formula, the statistics of an honest measurement and the checks. ch03
 re-exports it, so the cells and the framework modules call it as ch03's."""
 import numpy as np
@@ -17,7 +17,7 @@ MEASUREMENT_QUERIES, MEASUREMENT_KEYS = 2000, 16
 MEASUREMENT_BAND = 5.0                  # standard errors either side of the expected value
 
 
-# ---- part 5: predict, then measure, the variance of the scores
+# ---- part 6: predict, then measure, the variance of the scores
 
 
 def score_variance(d_k, sigma, scaled):

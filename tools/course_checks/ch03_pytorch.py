@@ -11,12 +11,13 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from . import ch03, reference, torch_reference
+from . import ch03, ch03_window, reference, torch_reference
 # What the cells loop over (defined in ch03, shared with the Keras checks).
 from .ch03 import (  # noqa: F401  pylint: disable=unused-import
     ATTENTION_CASES, CAUSAL_MASK_LENGTHS, CAUSAL_PROPERTY_CASES, PADDING_MASK_CASES, PADDING_PROPERTY_CASES,
     SCORE_MEASUREMENT_CASES, SCORE_VARIANCE_CASES, SELF_ATTENTION_CASES, attention_masking_cases,
     score_variance_prediction)
+from .ch03_window import WINDOW_CASES, WINDOW_PROPERTY_CASES  # noqa: F401
 
 
 class LibraryAttentionRefused(TorchFunctionMode):
@@ -186,7 +187,33 @@ def self_attention_against_library(self_attention_class, namespace, B, L, d_mode
     return f"SelfAttention against nn.MultiheadAttention B={B} L={L} d_model={d_model}", [output, weights]
 
 
-# ---- part 5: predict, then measure (score_variance_prediction, from ch03, is framework-free)
+# ---- part 5 (the variation): sliding_window_mask, checked by ch03_window
+
+
+def bool_tensor(mask, what):
+    """A mask the student's code returned, checked to be a bool tensor, as a NumPy array."""
+    assert isinstance(mask, torch.Tensor) and mask.dtype == torch.bool, (
+        f"{what} should return a bool tensor, got {type(mask).__name__} {getattr(mask, 'dtype', '')}")
+    return mask.detach().cpu().numpy()
+
+
+def tensors_and(real, mask):
+    """A NumPy bool array & the student's mask, as PyTorch combines them, back as NumPy."""
+    return (torch.from_numpy(real) & mask).numpy()
+
+
+def sliding_window_mask_against_reference(sliding_window_mask, length, window):
+    """ch03_window.window_mask_against_reference on bool tensors."""
+    return ch03_window.window_mask_against_reference(sliding_window_mask, bool_tensor, tensors_and,
+                                                     length, window)
+
+
+def sliding_window_reach(sliding_window_mask, length, window, n_layers, seed):
+    """ch03_window.window_property on a bool tensor."""
+    return ch03_window.window_property(sliding_window_mask, bool_tensor, length, window, n_layers, seed)
+
+
+# ---- part 6: predict, then measure (score_variance_prediction, from ch03, is framework-free)
 
 
 def score_variance_measurement(measure, which, d_k, sigma):

@@ -5,10 +5,12 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
-Points per part (16): part 1 3 (visible 1, hidden 1, large scores 1), part 2 3 (1, 1, masking 1),
-part 3 3 (1, padding 1, causal 1), part 4 4 (1, hidden 1, causal 1, padding 1), part 5 3 (visible
-1, prediction 1, measurement 1). Part 5's hidden tests give the measurement the reference
-attention, so a mistake in parts 1 to 4 costs nothing there.
+Points per part (16): part 1 2 (visible 1, hidden with large scores 1), part 2 3 (1, 1, masking
+1), part 3 2 (1, both masks hidden 1), part 4 3 (1, hidden 1, padding property 1), part 5, the
+sliding window (the variation, issue 34) 3 (visible 1, mask hidden 1, reach hidden 1), part 6 3
+(visible 1, prediction 1, measurement 1). Part 5's reach test uses reference layers and part 6's
+hidden tests give the measurement the reference attention, so a mistake in parts 1 to 4 costs
+nothing there.
 """
 from harness.declarations import Wrong
 
@@ -16,9 +18,8 @@ from harness.declarations import Wrong
 # code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py).
 PARTS_2_TO_4_LOST = {name: 0 for name in (
     "test_attention_visible", "test_attention_hidden", "test_attention_masking_hidden",
-    "test_masks_visible", "test_padding_mask_hidden", "test_causal_mask_hidden",
-    "test_self_attention_visible", "test_self_attention_hidden", "test_causal_property_hidden",
-    "test_padding_property_hidden")}
+    "test_masks_visible", "test_masks_hidden",
+    "test_self_attention_visible", "test_self_attention_hidden", "test_padding_property_hidden")}
 STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
 
 WRONG = [
@@ -31,32 +32,31 @@ WRONG = [
     Wrong("scale_by_dk",
           {"test_np_attention_visible": 0, "test_np_attention_hidden": 0},
           "The NumPy warm-up divides by d_k instead of sqrt(d_k): the case by hand shows it (visible: 0 "
-          "of 1), and so do the hidden values (0 of 1); the large-scores test checks only finiteness, "
-          "exact zeros, sums and weights times V, which still hold (1 point): 14.",
+          "of 1), and so do the hidden values (0 of 1): 14.",
           message="in the case worked out by hand"),
     Wrong("softmax_over_queries",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0},
           "A softmax over the query axis of (B, L, S) makes each key's weights sum to 1 instead of each "
-          "query's: every part-2 test checks the sums (0 of 3); parts 4 and 5 use a reference "
+          "query's: every part-2 test checks the sums (0 of 3); parts 4 to 6 use a reference "
           "attention: 13.",
           message="the weights of each query must sum to 1 over the keys"),
     Wrong("mask_inverted",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0},
           "Blocking where the mask is True (nn.MultiheadAttention's convention, not the course's): "
           "attention without a mask is right, but the visible mask case gives weight to blocked keys (0 "
-          "of 1), and the hidden masked cases fail (0 of 2); parts 4 and 5 use a reference attention: "
+          "of 1), and the hidden masked cases fail (0 of 2); parts 4 to 6 use a reference attention: "
           "13.",
           message="blocked positions (mask False) must get weight exactly 0"),
     Wrong("causal_upper",
-          {"test_masks_visible": 0, "test_causal_mask_hidden": 0},
+          {"test_masks_visible": 0, "test_masks_hidden": 0},
           "The causal mask transposed (True on and above the diagonal: each position looks at the "
-          "future): the visible causal_mask(3) shows it (0 of 1), the hidden causal test too (0 of 1); "
-          "the hidden padding test combines with a reference causal mask (1 point): 14.",
+          "future): the visible causal_mask(3) shows it (0 of 1), the hidden causal cases too (0 of 1): "
+          "14.",
           message="causal_mask(3) should let position i attend to the positions j <= i only"),
     Wrong("padding_mask_column",
-          {"test_masks_visible": 0, "test_padding_mask_hidden": 0},
+          {"test_masks_visible": 0, "test_masks_hidden": 0},
           "A padding mask of shape (B, S, 1) (it would block queries, not keys): the visible shape check "
-          "shows it (0 of 1), the hidden padding test too (0 of 1); causal_mask is right (1 point): 14.",
+          "shows it (0 of 1), the hidden padding cases too (0 of 1): 14.",
           message="expected a mask of shape (B, 1, S) = (2, 1, 5), got (2, 5, 1)"),
     Wrong("library_attention",
           {"test_attention_hidden": 0, "test_attention_masking_hidden": 0},
@@ -64,43 +64,79 @@ WRONG = [
           "right (visible: 1 point), but part 2 asks for the computation, and both hidden part-2 tests "
           "make the library's attention refuse to run (0 of 2): 14.",
           message="called the library's attention"),
+    Wrong("chapter_attention",
+          {"test_attention_masking_hidden": 0},
+          "The chapter's scaled_dot_product_attention pasted as it is: right wherever a query may attend "
+          "to some key (visible and formula: 2 points), but part 2 also asks that a query that may "
+          "attend to no key get weights all 0 and an output of 0, where the chapter's softmax gives "
+          "0 / 0 = NaN (masking: 0 of 1): 15.",
+          message="a query that may attend to no key gets weights all 0 and an output of 0"),
     Wrong("no_output_projection",
           {"test_self_attention_visible": 0, "test_self_attention_hidden": 0},
           "The layer returns the attention's output without the output projection: shape (B, L, d_k) "
           "instead of (B, L, d_model), in the visible test (0 of 1) and the hidden values (0 of 1); the "
-          "causal and padding properties hold all the same (2 points): 14.",
+          "padding property holds all the same (1 point): 14.",
           message="expected an output of shape (B, L, d_model)"),
     Wrong("parts_1_4_only",
           {"test_attention_visible": 0, "test_attention_hidden": 0, "test_attention_masking_hidden": 0,
-           "test_masks_visible": 0, "test_padding_mask_hidden": 0, "test_causal_mask_hidden": 0},
-          "Parts 2 and 3 left as released: their six test cells score 0; part 4's layer, which needs "
-          "scaled_dot_product_attention, keeps its 4 points because its tests swap in stand-ins or a "
-          "reference version, part 5's measurement keeps its 3 because its tests hand it the "
-          "attention to measure, and the NumPy warm-up keeps its 3: 10.",
+           "test_masks_visible": 0, "test_masks_hidden": 0},
+          "Parts 2 and 3 left as released: their five test cells score 0; part 4's layer, which needs "
+          "scaled_dot_product_attention, keeps its 3 points because its tests swap in stand-ins or a "
+          "reference version, part 5's sliding window keeps its 3 because its reach test uses "
+          "reference layers, part 6's measurement keeps its 3 because its tests hand it the "
+          "attention to measure, and the NumPy warm-up keeps its 2: 11.",
           message="NotImplementedError"),
     # Issue 34: answers that are the course's own code. The grading sandbox's copy of the package
     # has stand-ins for the names the assignment asks for (attention_course/grading/hide.py), so
-    # however a submission reaches them, parts 2 to 4 score 0; the NumPy warm-up and part 5 keep
-    # their 3 each.
+    # however a submission reaches them, parts 2 to 4 score 0; the NumPy warm-up keeps its 2, and
+    # parts 5 and 6 their 3 each.
     Wrong("course_importer",
           PARTS_2_TO_4_LOST,
           "Parts 2 to 4 import the course's scaled_dot_product_attention, masks and SelfAttention: "
-          "the sandbox's stand-ins raise, every test of those parts scores 0 (on main: 15): 6, "
-          "the NumPy warm-up's 3 and part 5's 3.",
+          "the sandbox's stand-ins raise, every test of those parts scores 0 (on main: 15): 8, "
+          "the NumPy warm-up's 2 and parts 5 and 6's 3 each.",
           message=STAND_IN_MESSAGE),
     Wrong("course_importer_evasive",
           PARTS_2_TO_4_LOST,
           "The same names through importlib.import_module, a computed __import__, sys.modules and a "
-          "subclass with only pass: each reaches the sandbox's stand-ins (on main: 15): 6, "
-          "the NumPy warm-up's 3 and part 5's 3.",
+          "subclass with only pass: each reaches the sandbox's stand-ins (on main: 15): 8, "
+          "the NumPy warm-up's 2 and parts 5 and 6's 3 each.",
           message=STAND_IN_MESSAGE),
     Wrong("course_source_exec",
           PARTS_2_TO_4_LOST,
           "The course module's source exec-ed (inspect.getsource, and the .py file read from disk): "
-          "the source in the sandbox is the copy with stand-ins (on main: 16): 6, "
-          "the NumPy warm-up's 3 and part 5's 3.",
+          "the source in the sandbox is the copy with stand-ins (on main: 16): 8, "
+          "the NumPy warm-up's 2 and parts 5 and 6's 3 each.",
           message=STAND_IN_MESSAGE),
-    # Part 5: predict, then measure.
+    Wrong("np_overflow",
+          {"test_np_attention_hidden": 0},
+          "The NumPy softmax without its row maximum subtracted: right for the visible test's small "
+          "scores (1 point), but exp overflows for scores in the thousands and the weights become "
+          "inf / inf = NaN, which the hidden test's large scores show (0 of 1): 15.",
+          message="returned NaN or inf"),
+    # Part 5, the sliding window (the variation of issue 34).
+    Wrong("window_off_by_one",
+          {"test_sliding_window_visible": 0, "test_sliding_window_hidden": 0,
+           "test_sliding_window_reach_hidden": 0},
+          "A window of window + 1 positions (i - window <= j <= i): the visible case shows it (0 of 1), "
+          "so do the hidden masks (0 of 1) and the reach through stacked layers, one position further "
+          "per layer (0 of 1): 13.",
+          message="sliding_window_mask(5, 2) should let position i attend to the positions i - 1 and i only"),
+    Wrong("window_ignored",
+          {"test_sliding_window_visible": 0, "test_sliding_window_hidden": 0,
+           "test_sliding_window_reach_hidden": 0},
+          "The chapter's causal mask under the new name, the window taken and ignored: right only for "
+          "windows at least as long as the sequence, so the visible case (0 of 1), the hidden masks "
+          "(0 of 1) and the reach, which is the whole rest of the sequence (0 of 1), fail: 13.",
+          message="sliding_window_mask(5, 2) should let position i attend to the positions i - 1 and i only"),
+    Wrong("chapter_copy",
+          {"test_sliding_window_visible": 0, "test_sliding_window_hidden": 0,
+           "test_sliding_window_reach_hidden": 0},
+          "The copier of course.toml's variation table by hand: the chapter's causal_mask pasted as "
+          "sliding_window_mask, signature and all: it cannot take the window, and every test of the "
+          "part calls it with one (0 of 3): 13.",
+          message="takes 1 positional argument but 2 were given"),
+    # Part 6: predict, then measure.
     Wrong("typed_in_prediction",
           {"test_score_variance_prediction_hidden": 0},
           "The prediction typed in as the numbers for the visible test's d_k = 16 and "
