@@ -70,7 +70,7 @@ WRONG = [
           message="with freeze_bert=True only the classifier"),
     # Part 2, predict then measure (issue 34): a typed-in number and a wrong formula fail the
     # prediction at the hidden parameters; a measurement of the wrong thing fails the range.
-    Wrong("typed_in_prediction",
+    Wrong("typed_in_changed_fraction",
           {"test_changed_fraction_visible": 0, "test_changed_fraction_prediction_hidden": 0},
           "the prediction is a number worked out for mask_rate 0.15 and a large vocabulary (0.135): the "
           "visible test's mask_rate=0 and the hidden parameters show it; the measurement is right",
@@ -80,7 +80,7 @@ WRONG = [
           "the formula 0.9 mask_rate forgets that a random replacement can be the token itself: wrong with "
           "one ordinary id (visible) and at the hidden small vocabularies; the measurement is right",
           message="a random replacement is the token itself"),
-    Wrong("counts_chosen",
+    Wrong("measures_chosen_not_changed",
           {"test_changed_fraction_visible": 0, "test_changed_fraction_measurement_hidden": 0},
           "the measurement counts the chosen positions (labels), not the changed ones: the stand-in "
           "masking's second column counts (visible), and the hidden measurement lands near mask_rate, far "
@@ -102,7 +102,7 @@ WRONG = [
           "one 80/10/10 draw per word, shared by its pieces: the shares are right on average, but two "
           "pieces of one word are both [MASK] 80% of the time instead of 64%",
           message="draw the 80/10/10 action of every token on its own"),
-    Wrong("chapter_copy",
+    Wrong("chapter_copy_bert",
           {"test_whole_words_visible": 0, "test_whole_words_hidden": 0, "test_whole_word_tokens_hidden": 0},
           "the chapter's mask_tokens pasted under the name mask_whole_words (what course.toml's copies "
           "names): it has no continuation_ids, so every call of part 3 fails; the other parts are the "
