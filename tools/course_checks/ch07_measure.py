@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 
+from .ch03_measure import one_number   # the number a student's function returned, as a float
+
 IGNORE_INDEX = -100
 
 # predicted_changed_fraction on hidden parameters: (mask_rate, vocab_size, num_special). No constant
@@ -30,17 +32,6 @@ def changed_fraction(mask_rate, vocab_size, num_special):
     the token itself with probability 1 / (vocab_size - num_special)."""
     ordinary = vocab_size - num_special
     return mask_rate * (0.8 + 0.1 * (1 - 1 / ordinary))
-
-
-def one_number(result, what):
-    """The number that a student's function returned (a Python number, a 0-d or one-element
-    array), as a float; the feedback names the call `what`."""
-    try:
-        array = np.asarray(result, dtype="float64")
-    except (TypeError, ValueError):
-        array = np.zeros(0)
-    assert array.size == 1, f"{what} should return one number, got {type(result).__name__}"
-    return float(array.ravel()[0])
 
 
 def quietly(function, *args):
