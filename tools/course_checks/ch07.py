@@ -244,7 +244,8 @@ def classifier_batch():
 
 
 def classifier_logits_verdict(got, want, got_plain, want_plain, max_gap):
-    """Assert that the student's logits (6, 5) are classifier(pooled), with segment ids and mask
+    """Assert that the student's logits (6, 5) with pooling="cls" (the default) are
+    classifier(pooled), with segment ids and mask
     (got, want) and without (got_plain, want_plain), within 1e-5. max_gap(a, b): the largest
     absolute difference as a float, computed in the framework. 2 observations."""
     gap = max_gap(got, want)
@@ -258,6 +259,23 @@ def classifier_logits_verdict(got, want, got_plain, want_plain, max_gap):
         f"bert(token_ids); they differ by up to {gap_plain:.3g}")
     return [("logits from the pooled output", bool(gap < 1e-5)),
             ("logits from the pooled output, defaults", bool(gap_plain < 1e-5))]
+
+
+def classifier_mean_verdict(got, want, got_plain, want_plain, max_gap):
+    """Assert that the student's logits (6, 5) with pooling="mean" are classifier(mean of the real
+    tokens' final vectors), with the mask (got, want), and of every token's without it (got_plain,
+    want_plain), within 1e-5. 2 observations."""
+    gap = max_gap(got, want)
+    assert tuple(got.shape) == (6, 5) and gap < 1e-5, (
+        "with pooling=\"mean\" the logits should be classifier(dropout(mean)), the mean of the final "
+        "vectors bert(...)[0] over the real tokens (attention_mask true; padding left out); they differ "
+        f"by up to {gap:.3g}")
+    gap_plain = max_gap(got_plain, want_plain)
+    assert gap_plain < 1e-5, (
+        "with pooling=\"mean\" and no attention_mask every token is real: the logits should be "
+        f"classifier of the mean of all the final vectors; they differ by up to {gap_plain:.3g}")
+    return [("logits from the mean of the real tokens", bool(gap < 1e-5)),
+            ("logits from the mean, no mask", bool(gap_plain < 1e-5))]
 
 
 def gradient_batch():

@@ -117,7 +117,8 @@ def embeddings_dropout(BertEmbeddings):
 def classifier_logits(BertClassifier):
     """A given BERT (2 layers of width 24, no dropout) in the student's classifier, without
     training=True, on ch07.classifier_batch: logits = classifier(pooled), with and without
-    segment ids and mask; tolerance 1e-5. 2 observations."""
+    segment ids and mask; with pooling="mean", classifier(the mean of the real tokens' final
+    vectors); tolerance 1e-5. 4 observations."""
     ids, segments = ch07.classifier_batch()                                             # (6, 12) each
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
@@ -128,7 +129,16 @@ def classifier_logits(BertClassifier):
         want = ops.convert_to_numpy(model.classifier(encoder(ids, segments, ids != 0)[1]))
         got_plain = ops.convert_to_numpy(model(ids))
         want_plain = ops.convert_to_numpy(model.classifier(encoder(ids)[1]))
-    return ch07.classifier_logits_verdict(got, want, got_plain, want_plain, max_gap)
+        averaged = BertClassifier(encoder, 5, pooling="mean")
+        real = (ids != 0)[..., None].astype("float32")                                # (6, 12, 1)
+        hidden = ops.convert_to_numpy(encoder(ids, segments, ids != 0)[0])             # (6, 12, 24)
+        got_mean = ops.convert_to_numpy(averaged(ids, segments, ids != 0))
+        want_mean = ops.convert_to_numpy(averaged.classifier((hidden * real).sum(1) / real.sum(1)))
+        got_mean_plain = ops.convert_to_numpy(averaged(ids))
+        want_mean_plain = ops.convert_to_numpy(
+            averaged.classifier(ops.convert_to_numpy(encoder(ids)[0]).mean(1)))
+    return (ch07.classifier_logits_verdict(got, want, got_plain, want_plain, max_gap)
+            + ch07.classifier_mean_verdict(got_mean, want_mean, got_mean_plain, want_mean_plain, max_gap))
 
 
 def classifier_gradients(BertClassifier, freeze_bert):

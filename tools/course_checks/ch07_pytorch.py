@@ -115,7 +115,8 @@ def embeddings_dropout(BertEmbeddings):
 def classifier_logits(BertClassifier):
     """A given BERT (2 layers of width 24, no dropout) in the student's classifier, evaluation
     mode, on ch07.classifier_batch: logits = classifier(pooled), with and without segment ids
-    and mask; tolerance 1e-5. 2 observations."""
+    and mask; with pooling="mean", classifier(the mean of the real tokens' final vectors);
+    tolerance 1e-5. 4 observations."""
     ids, segments = (torch.from_numpy(x) for x in ch07.classifier_batch())              # (6, 12) each
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
@@ -127,7 +128,15 @@ def classifier_logits(BertClassifier):
             want = model.classifier(encoder(ids, segments, ids != 0)[1])
             got_plain = model(ids)
             want_plain = model.classifier(encoder(ids)[1])
-    return ch07.classifier_logits_verdict(got, want, got_plain, want_plain, max_gap)
+            averaged = BertClassifier(encoder, 5, pooling="mean").eval()
+            real = (ids != 0).unsqueeze(-1).float()                                    # (6, 12, 1)
+            hidden = encoder(ids, segments, ids != 0)[0]                               # (6, 12, 24)
+            got_mean = averaged(ids, segments, ids != 0)
+            want_mean = averaged.classifier((hidden * real).sum(1) / real.sum(1))
+            got_mean_plain = averaged(ids)
+            want_mean_plain = averaged.classifier(encoder(ids)[0].mean(1))
+    return (ch07.classifier_logits_verdict(got, want, got_plain, want_plain, max_gap)
+            + ch07.classifier_mean_verdict(got_mean, want_mean, got_mean_plain, want_mean_plain, max_gap))
 
 
 def classifier_gradients(BertClassifier, freeze_bert):

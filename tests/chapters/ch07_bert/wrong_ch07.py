@@ -5,19 +5,25 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
+The points per test cell (16 in all; issue 34): part 1, masking: visible 1, statistics 1,
+special tokens 1, labels 1, draws 1; part 2, predict then measure the share of inputs changed:
+visible 1, prediction 1, measurement 1; part 3, whole-word masking (the variation): visible 1,
+words 1, tokens 1; part 4, embeddings: visible 1, hidden 1; part 5, classifier: visible 1,
+logits 1, training 1.
+
 Every score below was verified by autograding both frameworks: it is what nbgrader
 gave.
 """
 from harness.declarations import Wrong
 
 # The course-importer students (issue 34): every test of the parts that import the course's own
-# code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py).
+# code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py). Parts 2 and 3
+# ask for names that the package does not hold: the importers answer them as the solution does.
 EVERY_PART_LOST = {name: 0 for name in (
     "test_masking_visible", "test_masking_statistics_hidden", "test_masking_special_hidden",
     "test_masking_labels_hidden", "test_masking_draws_hidden", "test_embeddings_visible",
-    "test_embeddings_pretrained_hidden", "test_embeddings_formula_hidden", "test_embeddings_dropout_hidden",
-    "test_classifier_visible", "test_classifier_logits_hidden", "test_classifier_gradients_hidden",
-    "test_classifier_dropout_hidden")}
+    "test_embeddings_hidden", "test_classifier_visible", "test_classifier_logits_hidden",
+    "test_classifier_training_hidden")}
 STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
 
 WRONG = [
@@ -40,35 +46,84 @@ WRONG = [
           "[CLS]s among the replacements",
           message="random replacements were special tokens"),
     Wrong("segment_ids_ignored",
-          {"test_embeddings_pretrained_hidden": 0, "test_embeddings_formula_hidden": 0},
+          {"test_embeddings_hidden": 0},
           "every token is embedded as segment 0: shapes, the norm and segment_ids=None are right "
           "(visible), dropout too, but MiniLM's sentence pairs and the random tables show the missing "
           "segment",
           message="your layer differs from"),
     Wrong("classifier_on_mean",
           {"test_classifier_logits_hidden": 0},
-          "the head reads the average of the final vectors, not the pooled [CLS] output: the shapes, the "
-          "frozen weights, the gradients and the dropout are right; only the logits differ",
+          "pooling is ignored: the head always reads the mean of the real tokens' final vectors, never the "
+          "pooled [CLS] output: the shapes, the padding left out of the mean (visible), the frozen weights, "
+          "the gradients and the dropout are right; only the logits with pooling=\"cls\" differ",
           message="the logits should be classifier(dropout(pooled))"),
+    Wrong("mean_counts_padding",
+          {"test_classifier_visible": 0, "test_classifier_logits_hidden": 0},
+          "pooling=\"mean\" averages every position, [PAD]s included: two more [PAD]s change the logits "
+          "(visible), and the hidden mean-pooled logits differ; pooling=\"cls\", freezing and dropout are "
+          "right",
+          message="average over the real tokens only"),
     Wrong("freeze_ignored",
-          {"test_classifier_visible": 0, "test_classifier_gradients_hidden": 0},
+          {"test_classifier_visible": 0, "test_classifier_training_hidden": 0},
           "freeze_bert is ignored: BERT's weights stay trainable (visible) and get gradients (hidden); "
-          "the logits and the dropout are right",
+          "the logits of both poolings are right",
           message="with freeze_bert=True only the classifier"),
+    # Part 2, predict then measure (issue 34): a typed-in number and a wrong formula fail the
+    # prediction at the hidden parameters; a measurement of the wrong thing fails the range.
+    Wrong("typed_in_changed_fraction",
+          {"test_changed_fraction_visible": 0, "test_changed_fraction_prediction_hidden": 0},
+          "the prediction is a number worked out for mask_rate 0.15 and a large vocabulary (0.135): the "
+          "visible test's mask_rate=0 and the hidden parameters show it; the measurement is right",
+          message="which is not the share of the ordinary tokens whose id"),
+    Wrong("forgets_same_draw",
+          {"test_changed_fraction_visible": 0, "test_changed_fraction_prediction_hidden": 0},
+          "the formula 0.9 mask_rate forgets that a random replacement can be the token itself: wrong with "
+          "one ordinary id (visible) and at the hidden small vocabularies; the measurement is right",
+          message="a random replacement is the token itself"),
+    Wrong("measures_chosen_not_changed",
+          {"test_changed_fraction_visible": 0, "test_changed_fraction_measurement_hidden": 0},
+          "the measurement counts the chosen positions (labels), not the changed ones: the stand-in "
+          "masking's second column counts (visible), and the hidden measurement lands near mask_rate, far "
+          "outside the range; the prediction is right",
+          message="the share changed is 1/8"),
+    Wrong("measurement_default_rate",
+          {"test_changed_fraction_measurement_hidden": 0},
+          "the measurement calls the masking without mask_rate (0.15 by default): the visible stand-in "
+          "ignores the rate, the hidden case at mask_rate=0.5 measures 0.1275, outside its range",
+          message="more than 5 standard errors"),
+    # Part 3, whole-word masking (the variation, issue 34).
+    Wrong("token_level_words",
+          {"test_whole_words_visible": 0, "test_whole_words_hidden": 0},
+          "continuation_ids ignored: every token is a word of its own (part 1's masking): words are chosen "
+          "in part (visible and hidden); the 80/10/10 split, labels and draws are right",
+          message="words were chosen in part"),
+    Wrong("one_action_per_word",
+          {"test_whole_word_tokens_hidden": 0},
+          "one 80/10/10 draw per word, shared by its pieces: the shares are right on average, but two "
+          "pieces of one word are both [MASK] 80% of the time instead of 64%",
+          message="draw the 80/10/10 action of every token on its own"),
+    Wrong("chapter_copy_bert",
+          {"test_whole_words_visible": 0, "test_whole_words_hidden": 0, "test_whole_word_tokens_hidden": 0},
+          "the chapter's mask_tokens pasted under the name mask_whole_words (what course.toml's copies "
+          "names): it has no continuation_ids, so every call of part 3 fails; the other parts are the "
+          "solution's",
+          message="got multiple values for argument 'mask_rate'"),
     Wrong("right_but_warns_bert",
           {},
-          "right answers whose three functions warn on every call (a UserWarning on stderr): every test "
+          "right answers whose functions warn on every call (a UserWarning on stderr): every test "
           "cell ignores warnings around the student's calls, so none reaches stderr, where nbgrader "
           "would score the cell 0: full marks"),
     # Issue 34: answers that are the course's own code (attention_course/grading/hide.py).
     Wrong("course_importer_bert",
           EVERY_PART_LOST,
-          "Every part imports the course's mask_tokens, BertEmbeddings and BertClassifier: the "
-          "sandbox's stand-ins raise, every test scores 0 (on main: 16).",
+          "Parts 1, 4 and 5 import the course's mask_tokens, BertEmbeddings and BertClassifier: the "
+          "sandbox's stand-ins raise, every test of those parts scores 0 (on main: 16); parts 2 and 3 "
+          "are the solution's (6 points).",
           message=STAND_IN_MESSAGE),
     Wrong("course_importer_bert_evasive",
           EVERY_PART_LOST,
           "The same through exec of inspect.getsource, sys.modules and a subclass with only pass of "
-          "a computed __import__: the sandbox's copy has only stand-ins (on main: 16): 0.",
+          "a computed __import__: the sandbox's copy has only stand-ins (on main: 16): 0 for parts 1, 4 "
+          "and 5.",
           message=STAND_IN_MESSAGE),
 ]

@@ -16,6 +16,48 @@ def mask_tokens(token_ids, vocab_size, mask_id, special_ids, rng, mask_rate=0.15
     warnings.warn("my note: check the 80/10/10 split")
     return inputs, labels
 
+# %% changed_fraction
+def predicted_changed_fraction(mask_rate, vocab_size, num_special):
+    """The expected share of the ordinary tokens whose id mask_tokens changes (80/10/10 rule), for a
+    vocabulary of vocab_size ids of which num_special are special ([MASK] among them). A number."""
+    warnings.warn("my note: check the formula")
+    draws_itself = 1 / (vocab_size - num_special)        # a random ordinary id equal to the token
+    return mask_rate * (0.8 + 0.1 * (1 - draws_itself))  # [MASK] always changes it, "unchanged" never
+
+
+def measured_changed_fraction(mask, vocab_size, mask_id, special_ids, mask_rate, n_rows, length, rng):
+    """The share of the positions whose id mask(...) changes, measured once on token_ids
+    (n_rows, length) of ordinary ids drawn uniformly with rng. A number."""
+    warnings.warn("my note: check the measurement")
+    ordinary = np.setdiff1d(np.arange(vocab_size), special_ids)
+    token_ids = rng.choice(ordinary, size=(n_rows, length))            # (n_rows, length)
+    inputs, _ = mask(token_ids, vocab_size, mask_id, special_ids, rng, mask_rate)
+    return float(np.mean(np.asarray(inputs) != token_ids))
+
+# %% whole_words
+def mask_whole_words(token_ids, vocab_size, mask_id, special_ids, continuation_ids, rng, mask_rate=0.15):
+    """Whole-word masking. A word (an ordinary token that is not a continuation piece, with the pieces that
+    follow it; a piece after no word is a word of its own) is chosen with probability mask_rate, all its
+    tokens together; each token of a chosen word becomes mask_id (80%), a random ordinary token (10%) or
+    stays (10%), on its own draw. Returns (inputs, labels), both (B, L), as mask_tokens does."""
+    warnings.warn("my note: check the words")
+    ids = np.array(token_ids)                                          # a copy: token_ids stays as it was
+    special = np.isin(ids, special_ids)                                # (B, L)
+    after_word = np.zeros_like(special)
+    after_word[:, 1:] = ~special[:, :-1]                               # the token before is ordinary
+    piece = np.isin(ids, continuation_ids)                             # a "##" piece
+    starts = ~special & ~(piece & after_word)                          # where a word begins
+    begin = np.maximum.accumulate(np.where(starts, np.arange(ids.shape[1]), 0), axis=1)   # (B, L)
+    picked = starts & (rng.random(ids.shape) < mask_rate)              # one draw per word, at its start
+    chosen = ~special & np.take_along_axis(picked, begin, axis=1)      # a word's tokens share its draw
+    labels = np.where(chosen, ids, IGNORE_INDEX)
+    action = rng.choice(3, size=ids.shape, p=[0.8, 0.1, 0.1])          # [MASK], random, kept: per token
+    pool = np.flatnonzero(~np.isin(np.arange(vocab_size), special_ids))   # the ordinary ids
+    swap = chosen & (action == 1)
+    ids[chosen & (action == 0)] = mask_id
+    ids[swap] = rng.choice(pool, size=int(swap.sum()))
+    return ids, labels
+
 # %% embeddings
 class BertEmbeddings(nn.Module):
     """Token + segment + learned position embeddings, summed, then a layer norm and dropout."""
@@ -38,17 +80,24 @@ class BertEmbeddings(nn.Module):
 
 # %% classifier
 class BertClassifier(nn.Module):
-    """A classifier on BERT's pooled [CLS] output: dropout, then a linear layer to the classes.
+    """A classifier on one vector per input: dropout, then a linear layer to the classes.
+    pooling="cls": BERT's pooled [CLS] output; "mean": the mean of the real tokens' final vectors.
     freeze_bert=True trains the head only (BERT's parameters get no gradients)."""
 
-    def __init__(self, bert, num_classes, dropout=0.1, freeze_bert=False):
+    def __init__(self, bert, num_classes, dropout=0.1, freeze_bert=False, pooling="cls"):
         super().__init__()
         self.bert = bert
         self.bert.requires_grad_(not freeze_bert)
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(bert.d_model, num_classes)
+        self.pooling = pooling
 
     def forward(self, token_ids, segment_ids=None, attention_mask=None):   # -> (B, num_classes)
-        _, pooled, _ = self.bert(token_ids, segment_ids, attention_mask)   # (B, d_model)
+        hidden, pooled, _ = self.bert(token_ids, segment_ids, attention_mask)   # (B, L, d), (B, d)
+        if self.pooling == "mean":
+            keep = (torch.ones_like(token_ids, dtype=torch.bool) if attention_mask is None
+                    else attention_mask.bool())
+            weights = keep.unsqueeze(-1).to(hidden.dtype)                   # (B, L, 1)
+            pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1)     # (B, d_model)
         warnings.warn("my note: check the pooled output")
         return self.classifier(self.dropout(pooled))

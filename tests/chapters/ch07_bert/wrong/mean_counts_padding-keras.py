@@ -1,0 +1,21 @@
+# %% classifier
+class BertClassifier(keras.Model):
+    """A classifier on one vector per input: dropout, then a dense layer to the classes.
+    pooling="cls": BERT's pooled [CLS] output; "mean": the mean of the real tokens' final vectors.
+    freeze_bert=True trains the head only (BERT's weights are not trainable)."""
+
+    def __init__(self, bert, num_classes, dropout=0.1, freeze_bert=False, pooling="cls", **kwargs):
+        super().__init__(**kwargs)
+        self.bert = bert
+        self.bert.trainable = not freeze_bert
+        self.dropout = layers.Dropout(dropout)
+        self.classifier = layers.Dense(num_classes)
+        self.pooling = pooling
+
+    def call(self, token_ids, segment_ids=None, attention_mask=None):     # -> (B, num_classes)
+        hidden, pooled, _ = self.bert(token_ids, segment_ids, attention_mask)   # (B, L, d), (B, d)
+        if self.pooling == "mean":
+            keep = ops.ones_like(token_ids, dtype="bool")                  # padding counted too
+            weights = ops.expand_dims(ops.cast(keep, hidden.dtype), -1)    # (B, L, 1)
+            pooled = ops.sum(hidden * weights, axis=1) / ops.sum(weights, axis=1)   # (B, d_model)
+        return self.classifier(self.dropout(pooled))
