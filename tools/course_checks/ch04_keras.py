@@ -36,8 +36,13 @@ def attention(q, k, v, mask=None):
     return ops.matmul(weights, v), weights
 
 
+def split_heads_by_width(x, d_head):
+    """The reference split_heads(x, d_head): (B, L, d_model) -> (B, d_model / d_head, L, d_head)."""
+    return keras_reference.split_heads(x, ops.shape(x)[-1] // d_head)
+
+
 # What parts 2 to 5 grade the layer with: reference split_heads, merge_heads and attention.
-REFERENCE_PARTS = dict(split_heads=keras_reference.split_heads, merge_heads=keras_reference.merge_heads,
+REFERENCE_PARTS = dict(split_heads=split_heads_by_width, merge_heads=keras_reference.merge_heads,
                        scaled_dot_product_attention=attention)
 
 
@@ -53,25 +58,25 @@ count_operations = keras_reference.count_operations
 # ---- part 1: split_heads and merge_heads
 
 def split_heads_against_definition(split_heads, B, L, d_model, num_heads, seed):
-    """split_heads(x, h)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], exactly; returns the
-    observation."""
+    """split_heads(x, d_head)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], d_head = d_model / h,
+    exactly; returns the observation."""
     x, = ch04.normal_inputs(seed, (B, L, d_model))
     expected = reference.split_heads(x, num_heads).copy()                    # (B, h, L, d_head)
-    got = ops.convert_to_numpy(split_heads(x, num_heads))
+    got = ops.convert_to_numpy(split_heads(x, d_model // num_heads))
     assert got.shape == expected.shape, (
         f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: expected an array of shape "
         f"(B, h, L, d_head) = {expected.shape}, got {got.shape}")
     assert np.array_equal(got, expected), (
-        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, h)[b, i, l] should be "
+        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, d_head)[b, i, l] should be "
         "x[b, l, i*d_head:(i+1)*d_head]; some numbers are in the wrong places")
     return f"split_heads B={B} L={L} d_model={d_model} h={num_heads}", got
 
 
 def split_heads_without_head_loop(split_heads):
-    """split_heads(x, 16) must run about as many operations as split_heads(x, 2), x (2, 5, 32);
-    returns the observation."""
+    """split_heads(x, 2) (16 heads) must run about as many operations as split_heads(x, 16) (2
+    heads), x (2, 5, 32); returns the observation."""
     x = ops.convert_to_tensor(ch04.normal_inputs(ch04.SPLIT_COUNT_SEED, (2, 5, 32))[0])
-    counts = {h: count_operations(lambda: split_heads(x, h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
+    counts = {h: count_operations(lambda: split_heads(x, 32 // h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
     return ch04.split_heads_count_observation(counts)
 
 

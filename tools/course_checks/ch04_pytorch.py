@@ -20,9 +20,16 @@ from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES
 from .ch04_gqa import GQA_AS_MULTI_HEAD_CASES, GQA_CASES, GQA_MASK_CASES, refuses_bad_sizes  # noqa: F401
 
 LIBRARY = "nn.MultiheadAttention"
+
+
+def split_heads_by_width(x, d_head):
+    """The reference split_heads(x, d_head): (B, L, d_model) -> (B, d_model / d_head, L, d_head)."""
+    return torch_reference.split_heads(x, x.shape[-1] // d_head)
+
+
 # What parts 2 to 5 grade the layer with: chapter 3's attention (the course package's, which the
 # notebook imports), and reference split_heads and merge_heads.
-REFERENCE_PARTS = dict(split_heads=torch_reference.split_heads, merge_heads=torch_reference.merge_heads,
+REFERENCE_PARTS = dict(split_heads=split_heads_by_width, merge_heads=torch_reference.merge_heads,
                        scaled_dot_product_attention=scaled_dot_product_attention)
 
 
@@ -38,26 +45,26 @@ count_operations = torch_reference.count_operations
 # ---- part 1: split_heads and merge_heads
 
 def split_heads_against_definition(split_heads, B, L, d_model, num_heads, seed):
-    """split_heads(x, h)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], exactly; returns the
-    observation."""
+    """split_heads(x, d_head)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], d_head = d_model / h,
+    exactly; returns the observation."""
     x, = ch04.normal_inputs(seed, (B, L, d_model))
     expected = reference.split_heads(x, num_heads).copy()                    # (B, h, L, d_head)
     with torch.no_grad():
-        got = split_heads(torch.from_numpy(x), num_heads)
+        got = split_heads(torch.from_numpy(x), d_model // num_heads)
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == expected.shape, (
         f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: expected a tensor of shape "
         f"(B, h, L, d_head) = {expected.shape}, got {tuple(getattr(got, 'shape', ()))}")
     assert np.array_equal(got.numpy(), expected), (
-        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, h)[b, i, l] should be "
+        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, d_head)[b, i, l] should be "
         "x[b, l, i*d_head:(i+1)*d_head]; some numbers are in the wrong places")
     return f"split_heads B={B} L={L} d_model={d_model} h={num_heads}", got
 
 
 def split_heads_without_head_loop(split_heads):
-    """split_heads(x, 16) must run about as many operations as split_heads(x, 2), x (2, 5, 32);
-    returns the observation."""
+    """split_heads(x, 2) (16 heads) must run about as many operations as split_heads(x, 16) (2
+    heads), x (2, 5, 32); returns the observation."""
     x = torch.from_numpy(ch04.normal_inputs(ch04.SPLIT_COUNT_SEED, (2, 5, 32))[0])
-    counts = {h: count_operations(lambda: split_heads(x, h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
+    counts = {h: count_operations(lambda: split_heads(x, 32 // h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
     return ch04.split_heads_count_observation(counts)
 
 

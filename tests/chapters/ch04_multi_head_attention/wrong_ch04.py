@@ -1,6 +1,6 @@
 """Chapter 4's known-wrong submissions (04-multi-head-attention-keras and -pytorch).
 
-Points per part (16): 1 split_heads and merge_heads, 2 (visible 1, hidden 1); 2 the layer, 2
+Points per part (16): 1 split_heads(x, d_head) and merge_heads, 2 (visible 1, hidden 1); 2 the layer, 2
 (visible 1, hidden 1); 3 its masks, 2 (visible 1, hidden 1); 4 cross-attention, 2 (visible 1, hidden
 1); 5 all heads at once, 2 (visible 1, hidden 1); 6 predict and measure the parameter count, 3
 (visible 1, prediction 1, measurement 1); 7 grouped-query attention, the variation, 3 (visible 1,
@@ -20,6 +20,12 @@ WRONG = [
           "visible check of which columns head i holds shows it (0 of 1), the hidden split test too (0 "
           "of 1, with merge_heads in the same cell); parts 2 to 7 use a reference split or none: 14.",
           message="head i holds the columns i*d_head:(i+1)*d_head of every position"),
+    Wrong("split_heads_by_count",
+          {"test_split_merge_visible": 0, "test_split_merge_hidden": 0},
+          "The chapter's split_heads(x, num_heads) pasted: part 1 asks for split_heads(x, d_head), so "
+          "split_heads(x, 4) on d_model = 8 makes 4 heads of width 2 instead of 2 heads of width 4 (the "
+          "visible test, 0 of 1; the hidden one, 0 of 1); parts 2 to 7 use a reference split: 14.",
+          message="split_heads(x, 4) should have shape (B, h, L, d_head) = (2, 2, 3, 4), got (2, 4, 3, 2)"),
     Wrong("merge_no_transpose",
           {"test_split_merge_visible": 0, "test_split_merge_hidden": 0},
           "Merging with a reshape alone, without moving the heads back behind the positions, mixes "

@@ -17,7 +17,8 @@ class GroupedQueryAttention(layers.Layer):
             raise ValueError(f"num_heads={num_heads} must divide d_model={d_model}, and "
                              f"num_kv_heads={num_kv_heads} must divide num_heads")
         self.num_heads, self.num_kv_heads = num_heads, num_kv_heads
-        shared_width = num_kv_heads * (d_model // num_heads)    # g heads of d_head, not h
+        self.d_head = d_model // num_heads                      # the width of every head
+        shared_width = num_kv_heads * self.d_head               # g heads of d_head, not h
         self.query = layers.Dense(d_model)                      # h query heads
         self.key = layers.Dense(shared_width)                   # g key heads
         self.value = layers.Dense(shared_width)                 # g value heads
@@ -27,12 +28,12 @@ class GroupedQueryAttention(layers.Layer):
         source = query_input if key_value_input is None else key_value_input
         groups = self.num_kv_heads
         per_group = self.num_heads // groups                    # query heads that share one key-value head
-        queries = split_heads(self.query(query_input), self.num_heads)     # (B, h, L, d_head)
+        queries = split_heads(self.query(query_input), self.d_head)     # (B, h, L, d_head)
         _, _, length, d_head = ops.shape(queries)
         # query head i = group i // per_group, member i % per_group: (B, g, h/g, L, d_head)
         queries = ops.reshape(queries, (-1, groups, per_group, length, d_head))
-        keys = ops.expand_dims(split_heads(self.key(source), groups), 2)      # (B, g, 1, S, d_head)
-        values = ops.expand_dims(split_heads(self.value(source), groups), 2)  # (B, g, 1, S, d_head)
+        keys = ops.expand_dims(split_heads(self.key(source), self.d_head), 2)      # (B, g, 1, S, d_head)
+        values = ops.expand_dims(split_heads(self.value(source), self.d_head), 2)  # (B, g, 1, S, d_head)
         if attention_mask is not None:                          # (B, L, S), (B, 1, S) or (L, S)
             attention_mask = ops.expand_dims(ops.expand_dims(attention_mask, -3), -3)  # every group, every member
         mixed, weights = scaled_dot_product_attention(queries, keys, values, attention_mask)
