@@ -12,8 +12,9 @@ import numpy as np
 from . import reference
 from .ch03_measure import one_number
 
-# Part 1: split_heads and merge_heads on other shapes; and no loop over the heads.
-# (B, L, d_model, h, seed): B = 1, L = 1, h = 1 and h = d_model among them
+# Part 1: split_heads and merge_heads on other shapes; and no loop over the heads. split_heads takes
+# the width of a head, split_heads(x, d_head) with h = d_model / d_head heads (the chapter's takes h).
+# (B, L, d_model, h, seed): B = 1, L = 1, h = 1 and h = d_model among them; called with d_model // h
 SPLIT_CASES = ((1, 4, 6, 3, 11), (3, 1, 5, 1, 12), (2, 5, 12, 12, 13), (4, 3, 16, 4, 14))
 # (B, h, L, d_head, seed): B = 1, L = 1, h = 1 and d_head = 1 among them
 MERGE_CASES = ((1, 3, 4, 2, 21), (3, 1, 5, 4, 22), (2, 6, 1, 3, 23), (4, 5, 3, 1, 24))
@@ -192,10 +193,11 @@ def assert_output_agrees(what, hint, library, output_err):
 
 def split_heads_count_observation(counts):
     """The assertion on split_heads' operation counts ({heads: operations}, for FEW_HEADS and
-    MANY_HEADS); returns the observation."""
+    MANY_HEADS heads, split_heads(x, d_head) with d_head = 32 / heads); returns the observation."""
     few, many = counts[FEW_HEADS], counts[MANY_HEADS]
     assert many - few < EXTRA_OPERATIONS_LIMIT, (
-        f"split_heads(x, {MANY_HEADS}) ran {many} operations and split_heads(x, {FEW_HEADS}) {few}: it does "
+        f"split_heads(x, d_head) ran {many} operations for {MANY_HEADS} heads (d_head = {32 // MANY_HEADS}) "
+        f"and {few} for {FEW_HEADS} heads (d_head = {32 // FEW_HEADS}): it does "
         "some work once per head (a loop, or per-head pieces?); a reshape and a transpose run the same "
         "operations for any h")
     return f"split_heads runs the same operations for {FEW_HEADS} and {MANY_HEADS} heads", True

@@ -3,7 +3,8 @@
 Part 1 checks split_heads and merge_heads against their definition; parts 2 to 4 check the layer
 against keras.layers.MultiHeadAttention with the same weights loaded into both (the chapter's
 recipe, section 4.6), with reference parts swapped in (`reference_parts`); part 5 counts the
-operations of one forward pass. The cases, hints and shared assertions are in ``ch04``.
+operations of one forward pass; part 7 checks grouped-query attention against ``ch04_gqa``'s
+reference. The cases, hints and shared assertions are in ``ch04`` and ``ch04_gqa``.
 """
 import math
 
@@ -11,11 +12,12 @@ import keras
 import numpy as np
 from keras import layers, ops
 
-from . import ch04, keras_reference, reference
+from . import ch04, ch04_gqa, keras_reference, reference
 from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
                    PADDED_CROSS_ATTENTION_CASES, PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES,
                    SELF_ATTENTION_CASES, SPLIT_CASES, parameter_count_prediction,
                    refuses_indivisible_heads)
+from .ch04_gqa import GQA_AS_MULTI_HEAD_CASES, GQA_CASES, GQA_MASK_CASES, refuses_bad_sizes  # noqa: F401
 
 LIBRARY = "keras.layers.MultiHeadAttention"
 
@@ -34,8 +36,13 @@ def attention(q, k, v, mask=None):
     return ops.matmul(weights, v), weights
 
 
+def split_heads_by_width(x, d_head):
+    """The reference split_heads(x, d_head): (B, L, d_model) -> (B, d_model / d_head, L, d_head)."""
+    return keras_reference.split_heads(x, ops.shape(x)[-1] // d_head)
+
+
 # What parts 2 to 5 grade the layer with: reference split_heads, merge_heads and attention.
-REFERENCE_PARTS = dict(split_heads=keras_reference.split_heads, merge_heads=keras_reference.merge_heads,
+REFERENCE_PARTS = dict(split_heads=split_heads_by_width, merge_heads=keras_reference.merge_heads,
                        scaled_dot_product_attention=attention)
 
 
@@ -51,25 +58,25 @@ count_operations = keras_reference.count_operations
 # ---- part 1: split_heads and merge_heads
 
 def split_heads_against_definition(split_heads, B, L, d_model, num_heads, seed):
-    """split_heads(x, h)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], exactly; returns the
-    observation."""
+    """split_heads(x, d_head)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], d_head = d_model / h,
+    exactly; returns the observation."""
     x, = ch04.normal_inputs(seed, (B, L, d_model))
     expected = reference.split_heads(x, num_heads).copy()                    # (B, h, L, d_head)
-    got = ops.convert_to_numpy(split_heads(x, num_heads))
+    got = ops.convert_to_numpy(split_heads(x, d_model // num_heads))
     assert got.shape == expected.shape, (
         f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: expected an array of shape "
         f"(B, h, L, d_head) = {expected.shape}, got {got.shape}")
     assert np.array_equal(got, expected), (
-        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, h)[b, i, l] should be "
+        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, d_head)[b, i, l] should be "
         "x[b, l, i*d_head:(i+1)*d_head]; some numbers are in the wrong places")
     return f"split_heads B={B} L={L} d_model={d_model} h={num_heads}", got
 
 
 def split_heads_without_head_loop(split_heads):
-    """split_heads(x, 16) must run about as many operations as split_heads(x, 2), x (2, 5, 32);
-    returns the observation."""
+    """split_heads(x, 2) (16 heads) must run about as many operations as split_heads(x, 16) (2
+    heads), x (2, 5, 32); returns the observation."""
     x = ops.convert_to_tensor(ch04.normal_inputs(ch04.SPLIT_COUNT_SEED, (2, 5, 32))[0])
-    counts = {h: count_operations(lambda: split_heads(x, h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
+    counts = {h: count_operations(lambda: split_heads(x, 32 // h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
     return ch04.split_heads_count_observation(counts)
 
 
@@ -261,3 +268,77 @@ class LibraryLayer(layers.Layer):
 def parameter_count_measurement(measure, which, d_model, num_heads):
     """ch04.parameter_count_measurement with keras.layers.MultiHeadAttention as the layer."""
     return ch04.parameter_count_measurement(measure, LibraryLayer, which, d_model, num_heads)
+
+
+# ---- part 7: grouped-query attention (cases, reference and assertions in ch04_gqa)
+
+def known_gqa(GroupedQueryAttention, what, hint, d_model, num_heads, num_kv_heads, seed, args):
+    """The student's layer, built by a first call on args, with the weights that
+    ch04_gqa.gqa_projections draws: (layer, drawn)."""
+    layer = reference.quietly(GroupedQueryAttention, d_model, num_heads, num_kv_heads)
+    for name in ch04_gqa.PROJECTIONS:
+        if not isinstance(getattr(layer, name, None), layers.Dense):
+            ch04_gqa.assert_projection(d_model, num_heads, num_kv_heads, name, None, False)
+    try:
+        layer(*args)                                          # builds it
+    except Exception as error:
+        raise layer_error(what, error, hint) from None
+    drawn = ch04_gqa.gqa_projections(d_model, num_heads, num_kv_heads, seed)
+    for name in ch04_gqa.PROJECTIONS:
+        dense = getattr(layer, name)
+        if not dense.built:
+            dense.build((None, d_model))                      # a sublayer that the call did not use
+        ch04_gqa.assert_projection(d_model, num_heads, num_kv_heads, name, tuple(dense.kernel.shape),
+                                   dense.use_bias)
+        kernel, bias = drawn[name]                            # kernel (in, out), as layers.Dense keeps it
+        dense.kernel.assign(kernel)
+        dense.bias.assign(bias)
+    return layer, drawn
+
+
+def run_gqa(layer, what, hint, args, mask):
+    """The layer's (output, weights) as NumPy arrays."""
+    try:
+        result = layer(*args) if mask is None else layer(*args, attention_mask=mask)
+    except Exception as error:
+        raise layer_error(what, error, hint) from None
+    ch04.assert_output_and_weights(what, result)
+    return tuple(ops.convert_to_numpy(t) for t in result)
+
+
+def gqa_against_reference(GroupedQueryAttention, B, L, S, d_model, num_heads, num_kv_heads, seed):
+    """A case of GQA_CASES (no mask) against ch04_gqa.gqa_reference; returns the observation."""
+    x, source = ch04_gqa.case_inputs(B, L, S, d_model, seed)
+    args = (x,) if source is None else (x, source)
+    what, hint = ch04_gqa.gqa_what(B, L, S, d_model, num_heads, num_kv_heads), ch04_gqa.GQA_HINT
+    layer, drawn = known_gqa(GroupedQueryAttention, what, hint, d_model, num_heads, num_kv_heads, seed, args)
+    output, weights = run_gqa(layer, what, hint, args, None)
+    ch04_gqa.assert_agrees(what, hint, output, weights,
+                           ch04_gqa.gqa_reference(drawn, num_heads, num_kv_heads, x, source))
+    return what, [output, weights]
+
+
+def gqa_masked_against_reference(GroupedQueryAttention, B, L, S, d_model, num_heads, num_kv_heads, lengths,
+                                 kind, seed):
+    """A case of GQA_MASK_CASES against ch04_gqa.gqa_reference; returns the observation."""
+    x, source = ch04_gqa.case_inputs(B, L, S, d_model, seed)
+    args = (x,) if source is None else (x, source)
+    mask = ch04_gqa.case_mask(B, L, S, lengths, kind)
+    what = ch04_gqa.gqa_what(B, L, S, d_model, num_heads, num_kv_heads, kind, mask.shape)
+    hint = ch04_gqa.GQA_MASK_HINT
+    layer, drawn = known_gqa(GroupedQueryAttention, what, hint, d_model, num_heads, num_kv_heads, seed, args)
+    output, weights = run_gqa(layer, what, hint, args, mask)
+    ch04_gqa.assert_agrees(what, hint, output, weights,
+                           ch04_gqa.gqa_reference(drawn, num_heads, num_kv_heads, x, source, mask))
+    return what, [output, weights]
+
+
+def gqa_as_multi_head(GroupedQueryAttention, B, L, S, d_model, num_heads, seed):
+    """A case of GQA_AS_MULTI_HEAD_CASES: with num_kv_heads = num_heads the layer is multi-head
+    attention, against keras.layers.MultiHeadAttention with the same weights; returns the
+    observation."""
+    x, source = ch04_gqa.case_inputs(B, L, S, d_model, seed)
+    return compare_with_library(
+        lambda width, heads: GroupedQueryAttention(width, heads, heads),
+        ch04_gqa.gqa_what(B, L, S, d_model, num_heads, num_heads), ch04_gqa.GQA_HINT, d_model, num_heads,
+        seed, x, source=source)

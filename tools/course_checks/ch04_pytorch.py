@@ -3,7 +3,8 @@
 Part 1 checks split_heads and merge_heads against their definition; parts 2 to 4 check the layer
 against nn.MultiheadAttention with the same weights loaded into both (the chapter's recipe,
 section 4.6), with reference parts swapped in (`reference_parts`); part 5 counts the operations of
-one forward pass. The cases, hints and shared assertions are in ``ch04``.
+one forward pass; part 7 checks grouped-query attention against ``ch04_gqa``'s reference. The
+cases, hints and shared assertions are in ``ch04`` and ``ch04_gqa``.
 """
 import numpy as np
 import torch
@@ -11,16 +12,24 @@ from torch import nn
 
 from attention_course.torch_self_attention import scaled_dot_product_attention
 
-from . import ch04, reference, torch_reference
+from . import ch04, ch04_gqa, reference, torch_reference
 from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
                    PADDED_CROSS_ATTENTION_CASES, PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES,
                    SELF_ATTENTION_CASES, SPLIT_CASES, parameter_count_prediction,
                    refuses_indivisible_heads)
+from .ch04_gqa import GQA_AS_MULTI_HEAD_CASES, GQA_CASES, GQA_MASK_CASES, refuses_bad_sizes  # noqa: F401
 
 LIBRARY = "nn.MultiheadAttention"
+
+
+def split_heads_by_width(x, d_head):
+    """The reference split_heads(x, d_head): (B, L, d_model) -> (B, d_model / d_head, L, d_head)."""
+    return torch_reference.split_heads(x, x.shape[-1] // d_head)
+
+
 # What parts 2 to 5 grade the layer with: chapter 3's attention (the course package's, which the
 # notebook imports), and reference split_heads and merge_heads.
-REFERENCE_PARTS = dict(split_heads=torch_reference.split_heads, merge_heads=torch_reference.merge_heads,
+REFERENCE_PARTS = dict(split_heads=split_heads_by_width, merge_heads=torch_reference.merge_heads,
                        scaled_dot_product_attention=scaled_dot_product_attention)
 
 
@@ -36,26 +45,26 @@ count_operations = torch_reference.count_operations
 # ---- part 1: split_heads and merge_heads
 
 def split_heads_against_definition(split_heads, B, L, d_model, num_heads, seed):
-    """split_heads(x, h)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], exactly; returns the
-    observation."""
+    """split_heads(x, d_head)[b, i, l] must be x[b, l, i*d_head:(i+1)*d_head], d_head = d_model / h,
+    exactly; returns the observation."""
     x, = ch04.normal_inputs(seed, (B, L, d_model))
     expected = reference.split_heads(x, num_heads).copy()                    # (B, h, L, d_head)
     with torch.no_grad():
-        got = split_heads(torch.from_numpy(x), num_heads)
+        got = split_heads(torch.from_numpy(x), d_model // num_heads)
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == expected.shape, (
         f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: expected a tensor of shape "
         f"(B, h, L, d_head) = {expected.shape}, got {tuple(getattr(got, 'shape', ()))}")
     assert np.array_equal(got.numpy(), expected), (
-        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, h)[b, i, l] should be "
+        f"with B={B}, L={L}, d_model={d_model}, h={num_heads}: split_heads(x, d_head)[b, i, l] should be "
         "x[b, l, i*d_head:(i+1)*d_head]; some numbers are in the wrong places")
     return f"split_heads B={B} L={L} d_model={d_model} h={num_heads}", got
 
 
 def split_heads_without_head_loop(split_heads):
-    """split_heads(x, 16) must run about as many operations as split_heads(x, 2), x (2, 5, 32);
-    returns the observation."""
+    """split_heads(x, 2) (16 heads) must run about as many operations as split_heads(x, 16) (2
+    heads), x (2, 5, 32); returns the observation."""
     x = torch.from_numpy(ch04.normal_inputs(ch04.SPLIT_COUNT_SEED, (2, 5, 32))[0])
-    counts = {h: count_operations(lambda: split_heads(x, h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
+    counts = {h: count_operations(lambda: split_heads(x, 32 // h)) for h in (ch04.FEW_HEADS, ch04.MANY_HEADS)}
     return ch04.split_heads_count_observation(counts)
 
 
@@ -235,3 +244,69 @@ class LibraryLayer(nn.Module):
 def parameter_count_measurement(measure, which, d_model, num_heads):
     """ch04.parameter_count_measurement with nn.MultiheadAttention as the layer measured."""
     return ch04.parameter_count_measurement(measure, LibraryLayer, which, d_model, num_heads)
+
+
+# ---- part 7: grouped-query attention (cases, reference and assertions in ch04_gqa)
+
+def known_gqa(GroupedQueryAttention, d_model, num_heads, num_kv_heads, seed):
+    """The student's layer with the weights that ch04_gqa.gqa_projections draws: (layer, drawn)."""
+    layer = reference.quietly(GroupedQueryAttention, d_model, num_heads, num_kv_heads)
+    drawn = ch04_gqa.gqa_projections(d_model, num_heads, num_kv_heads, seed)
+    with torch.no_grad():
+        for name in ch04_gqa.PROJECTIONS:
+            dense = getattr(layer, name, None)
+            linear = isinstance(dense, nn.Linear)
+            ch04_gqa.assert_projection(d_model, num_heads, num_kv_heads, name,
+                                       (dense.in_features, dense.out_features) if linear else None,
+                                       linear and dense.bias is not None)
+            weight, bias = drawn[name]                          # weight (in, out); nn.Linear keeps (out, in)
+            dense.weight.copy_(torch.from_numpy(weight.T.copy()))
+            dense.bias.copy_(torch.from_numpy(bias))
+    return layer.eval(), drawn
+
+
+def run_gqa(layer, what, hint, x, source, mask):
+    """The layer's (output, weights) on NumPy inputs, as NumPy arrays."""
+    args = [torch.from_numpy(a) for a in ((x,) if source is None else (x, source))]
+    try:
+        with torch.no_grad():
+            result = layer(*args) if mask is None else layer(*args, attention_mask=torch.from_numpy(mask))
+    except Exception as error:
+        raise AssertionError(f"{what}: your layer raised {type(error).__name__}: {error}{hint}") from None
+    ch04.assert_output_and_weights(what, result)
+    return tuple(torch_reference.to_numpy(t) for t in result)
+
+
+def gqa_against_reference(GroupedQueryAttention, B, L, S, d_model, num_heads, num_kv_heads, seed):
+    """A case of GQA_CASES (no mask) against ch04_gqa.gqa_reference; returns the observation."""
+    x, source = ch04_gqa.case_inputs(B, L, S, d_model, seed)
+    what = ch04_gqa.gqa_what(B, L, S, d_model, num_heads, num_kv_heads)
+    layer, drawn = known_gqa(GroupedQueryAttention, d_model, num_heads, num_kv_heads, seed)
+    output, weights = run_gqa(layer, what, ch04_gqa.GQA_HINT, x, source, None)
+    ch04_gqa.assert_agrees(what, ch04_gqa.GQA_HINT, output, weights,
+                           ch04_gqa.gqa_reference(drawn, num_heads, num_kv_heads, x, source))
+    return what, [output, weights]
+
+
+def gqa_masked_against_reference(GroupedQueryAttention, B, L, S, d_model, num_heads, num_kv_heads, lengths,
+                                 kind, seed):
+    """A case of GQA_MASK_CASES against ch04_gqa.gqa_reference; returns the observation."""
+    x, source = ch04_gqa.case_inputs(B, L, S, d_model, seed)
+    mask = ch04_gqa.case_mask(B, L, S, lengths, kind)
+    what = ch04_gqa.gqa_what(B, L, S, d_model, num_heads, num_kv_heads, kind, mask.shape)
+    layer, drawn = known_gqa(GroupedQueryAttention, d_model, num_heads, num_kv_heads, seed)
+    output, weights = run_gqa(layer, what, ch04_gqa.GQA_MASK_HINT, x, source, mask)
+    ch04_gqa.assert_agrees(what, ch04_gqa.GQA_MASK_HINT, output, weights,
+                           ch04_gqa.gqa_reference(drawn, num_heads, num_kv_heads, x, source, mask))
+    return what, [output, weights]
+
+
+def gqa_as_multi_head(GroupedQueryAttention, B, L, S, d_model, num_heads, seed):
+    """A case of GQA_AS_MULTI_HEAD_CASES: with num_kv_heads = num_heads the layer is multi-head
+    attention, against nn.MultiheadAttention with the same weights; returns the observation."""
+    x, source = (None if a is None else torch.from_numpy(a)
+                 for a in ch04_gqa.case_inputs(B, L, S, d_model, seed))
+    return compare_with_library(
+        lambda width, heads: GroupedQueryAttention(width, heads, heads),
+        ch04_gqa.gqa_what(B, L, S, d_model, num_heads, num_heads), ch04_gqa.GQA_HINT, d_model, num_heads,
+        seed, x, source=source)

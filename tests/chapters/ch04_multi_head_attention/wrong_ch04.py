@@ -1,5 +1,11 @@
 """Chapter 4's known-wrong submissions (04-multi-head-attention-keras and -pytorch).
 
+Points per part (16): 1 split_heads(x, d_head) and merge_heads, 2 (visible 1, hidden 1); 2 the layer, 2
+(visible 1, hidden 1); 3 its masks, 2 (visible 1, hidden 1); 4 cross-attention, 2 (visible 1, hidden
+1); 5 all heads at once, 2 (visible 1, hidden 1); 6 predict and measure the parameter count, 3
+(visible 1, prediction 1, measurement 1); 7 grouped-query attention, the variation, 3 (visible 1,
+hidden without masks 1, hidden with masks 1).
+
 Each Wrong declares a student, the scores of the test cells that do not get full marks, why, and
 what the feedback must show; the student's code (the answer cells that differ from the solution,
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
@@ -9,24 +15,29 @@ from harness.declarations import Wrong
 
 WRONG = [
     Wrong("split_no_transpose",
-          {"test_split_merge_visible": 0, "test_split_heads_hidden": 0},
+          {"test_split_merge_visible": 0, "test_split_merge_hidden": 0},
           "Reshaping straight to (B, h, L, d_head) gives the right shape and scrambled heads: the "
           "visible check of which columns head i holds shows it (0 of 1), the hidden split test too (0 "
-          "of 1); merge_heads is checked on its own (1 point), and parts 2 to 6 use a reference split "
-          "or none: 14.",
+          "of 1, with merge_heads in the same cell); parts 2 to 7 use a reference split or none: 14.",
           message="head i holds the columns i*d_head:(i+1)*d_head of every position"),
+    Wrong("split_heads_by_count",
+          {"test_split_merge_visible": 0, "test_split_merge_hidden": 0},
+          "The chapter's split_heads(x, num_heads) pasted: part 1 asks for split_heads(x, d_head), so "
+          "split_heads(x, 4) on d_model = 8 makes 4 heads of width 2 instead of 2 heads of width 4 (the "
+          "visible test, 0 of 1; the hidden one, 0 of 1); parts 2 to 7 use a reference split: 14.",
+          message="split_heads(x, 4) should have shape (B, h, L, d_head) = (2, 2, 3, 4), got (2, 4, 3, 2)"),
     Wrong("merge_no_transpose",
-          {"test_split_merge_visible": 0, "test_merge_heads_hidden": 0},
+          {"test_split_merge_visible": 0, "test_split_merge_hidden": 0},
           "Merging with a reshape alone, without moving the heads back behind the positions, mixes "
           "positions: the visible merge check shows it (0 of 1), the hidden merge test too (0 of 1); "
-          "split_heads keeps its hidden point, and parts 2 to 6 use a reference merge or none: 14.",
+          "parts 2 to 7 use a reference merge or none: 14.",
           message="merge_heads puts head i's vector of each position back"),
     Wrong("mask_not_per_head",
-          {"test_masks_visible": 0, "test_masks_hidden": 0, "test_cross_attention_padding_hidden": 0},
+          {"test_masks_visible": 0, "test_masks_hidden": 0, "test_cross_attention_hidden": 0},
           "Without a head axis, a (B, 1, S) or (B, L, S) mask lines its batch axis up with the heads: an "
           "error when B differs from h (the visible mask test, 0 of 1), wrong weights when B = h (the "
-          "hidden mask test, 0 of 1, and the padded cross-attention test, 0 of 1); (L, S) masks and the "
-          "unmasked tests are right: 13.",
+          "hidden mask test, 0 of 1, and the padded cases of the hidden cross-attention test, 0 of 1); "
+          "(L, S) masks and the unmasked tests are right, and part 7 is its own layer: 13.",
           message="with a padding mask of shape (B, 1, S) = (2, 1, 5) the layer raised"),
     Wrong("mask_head_axis_1",
           {"test_masks_hidden": 0},
@@ -37,31 +48,31 @@ WRONG = [
     Wrong("loop_over_heads",
           {"test_batched_visible": 0, "test_batched_hidden": 0},
           "The definition's loop over the heads, each head attending on its own columns: every value is "
-          "right (parts 2 to 4: 8 points), but one forward pass runs its operations once per head, "
-          "which both part-5 tests count (0 of 2); parts 1 and 6 keep their 6: 14.",
+          "right (parts 2 to 4: 6 points), but one forward pass runs its operations once per head, "
+          "which both part-5 tests count (0 of 2); parts 1, 6 and 7 keep their 8: 14.",
           message="so your layer does some work once per head"),
     Wrong("cross_uses_query",
-          {"test_cross_attention_visible": 0, "test_cross_attention_hidden": 0,
-           "test_cross_attention_padding_hidden": 0},
-          "Keys and values projected from query_input: self-attention is right (parts 2, 3 and 5: 7 "
-          "points; parts 1 and 6: 6), but cross-attention attends over the L queries instead of the S source positions: "
-          "(B, h, L, L) weights, in the visible test (0 of 1) and both hidden ones (0 of 2): 13.",
+          {"test_cross_attention_visible": 0, "test_cross_attention_hidden": 0},
+          "Keys and values projected from query_input: self-attention is right (parts 2, 3 and 5: 6 "
+          "points; parts 1, 6 and 7: 8), but cross-attention attends over the L queries instead of the "
+          "S source positions: (B, h, L, L) weights, in the visible test (0 of 1) and the hidden one (0 "
+          "of 1): 14.",
           message="expected weights of shape (B, h, L, S) = (2, 2, 3, 6), got (2, 2, 3, 3)"),
     Wrong("output_projection_skipped",
           {"test_layer_visible": 0, "test_layer_hidden": 0},
           "The merged heads returned without W_O: the shapes are right ((B, L, d_model) either way), but "
           "the visible case by hand (W_O = 0, bias b) shows it (0 of 1), and the hidden comparison with "
-          "the library (0 of 2); the mask and cross-attention tests load the identity as W_O, so they "
-          "check the attention alone and pass (5 points), and so does part 5 (2); parts 1 and 6 keep "
-          "their 6: 13.",
+          "the library (0 of 1); the mask and cross-attention tests load the identity as W_O, so they "
+          "check the attention alone and pass (4 points), and so does part 5 (2); parts 1, 6 and 7 "
+          "keep their 8: 14.",
           message="with the output projection's weight 0 and bias b, every output vector should be b"),
     Wrong("split_merge_only",
           {"test_layer_visible": 0, "test_layer_hidden": 0, "test_masks_visible": 0, "test_masks_hidden": 0,
-           "test_cross_attention_visible": 0, "test_cross_attention_hidden": 0,
-           "test_cross_attention_padding_hidden": 0, "test_batched_visible": 0, "test_batched_hidden": 0},
-          "Only parts 1 and 6 done, the layer left as released: the nine test cells of parts 2 to 5 "
-          "score 0; part 1 keeps its 3 points, and part 6, whose tests hand in the layers they "
-          "measure, its 3: 6.",
+           "test_cross_attention_visible": 0, "test_cross_attention_hidden": 0, "test_batched_visible": 0,
+           "test_batched_hidden": 0},
+          "Only parts 1, 6 and 7 done, the layer left as released: the eight test cells of parts 2 to 5 "
+          "score 0; part 1 keeps its 2 points, part 6, whose tests hand in the layers they measure, its "
+          "3, and part 7, a layer of its own, its 3: 8.",
           message="NotImplementedError"),
     # Part 6: predict, then measure, the number of parameters.
     Wrong("typed_in_parameter_count",
@@ -88,4 +99,37 @@ WRONG = [
           "counts its weight tensors (4 in PyTorch, 8 in Keras) instead of their elements: the "
           "hidden test compares the count with the layer's (0 of 1): 15.",
           message="which is not the number of trainable numbers that layer holds"),
+    # Part 7 (the variation): grouped-query attention.
+    Wrong("chapter_copy",
+          {"test_gqa_visible": 0, "test_gqa_hidden": 0, "test_gqa_masks_hidden": 0},
+          "The chapter's MultiHeadAttention pasted under the asked name, as the copier of "
+          "tests/harness/copiers.py does: it takes no num_kv_heads, so building "
+          "GroupedQueryAttention(d_model, num_heads, num_kv_heads) fails in the visible test (0 of 1) and "
+          "both hidden ones (0 of 2): 13.",
+          message="takes 3 positional arguments but 4 were given"),
+    Wrong("chapter_copy_kv_ignored",
+          {"test_gqa_visible": 0, "test_gqa_hidden": 0, "test_gqa_masks_hidden": 0},
+          "The chapter's layer with a num_kv_heads argument that it ignores: every query head keeps "
+          "keys and values of its own, d_model wide. It raises no ValueError when num_kv_heads does "
+          "not divide num_heads (visible test, 0 of 1), and its key and value projections have the "
+          "wrong size for the hidden tests (0 of 2), which load g d_head-wide weights: 13.",
+          message="GroupedQueryAttention(8, 4, 3) should raise ValueError"),
+    Wrong("gqa_heads_interleaved",
+          {"test_gqa_visible": 0, "test_gqa_hidden": 0, "test_gqa_masks_hidden": 0},
+          "Query head i given key-value head i mod g instead of i // (h / g) (the heads of a group "
+          "taken every g-th, not consecutive): right for g = 1 and g = h, wrong for groups of 2 and 3, "
+          "which the visible case by hand (0 of 1) and both hidden tests (0 of 2) have: 13.",
+          message="query heads 0 and 1 share key-value head 0"),
+    Wrong("gqa_no_group_check",
+          {"test_gqa_visible": 0, "test_gqa_hidden": 0},
+          "No ValueError when num_kv_heads does not divide num_heads: the visible test (0 of 1) and the "
+          "hidden one that checks other sizes (0 of 1) ask for it; everything it computes is right, "
+          "so the hidden mask test passes (1 point): 14.",
+          message="GroupedQueryAttention(8, 4, 3) should raise ValueError"),
+    Wrong("gqa_mask_one_axis",
+          {"test_gqa_masks_hidden": 0},
+          "The mask given one head axis, as multi-head attention needs, while the queries have a group "
+          "axis and a member axis: it no longer broadcasts over (B, g, h/g, L, S) and lines the batch "
+          "axis up with the groups; only the hidden mask test uses masks (0 of 1): 15.",
+          message="GroupedQueryAttention(12, num_heads=6, num_kv_heads=2), self-attention and a padding"),
 ]

@@ -13,7 +13,7 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        self.num_heads = num_heads
+        self.num_heads, self.d_head = num_heads, d_model // num_heads
         self.query = nn.Linear(d_model, d_model)               # the h matrices W_Q side by side
         self.key = nn.Linear(d_model, d_model)                 # W_K
         self.value = nn.Linear(d_model, d_model)               # W_V
@@ -22,8 +22,8 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                            # self-attention
             key_value_input = query_input
-        q = split_heads(self.query(query_input), self.num_heads)       # (B, h, L, d_head)
-        k = split_heads(self.key(key_value_input), self.num_heads)     # (B, h, S, d_head)
-        v = split_heads(self.value(key_value_input), self.num_heads)   # (B, h, S, d_head)
+        q = split_heads(self.query(query_input), self.d_head)       # (B, h, L, d_head)
+        k = split_heads(self.key(key_value_input), self.d_head)     # (B, h, S, d_head)
+        v = split_heads(self.value(key_value_input), self.d_head)   # (B, h, S, d_head)
         attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)   # all heads at once
         return self.output_projection(merge_heads(attended)), weights  # (B, L, d_model), (B, h, L, S)

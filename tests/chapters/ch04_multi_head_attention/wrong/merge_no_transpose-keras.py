@@ -1,9 +1,9 @@
 # %% split_and_merge
-def split_heads(x, num_heads):
-    """(B, L, d_model) -> (B, h, L, d_head), d_head = d_model / h: split_heads(x, h)[b, i, l]
+def split_heads(x, d_head):
+    """(B, L, d_model) -> (B, h, L, d_head), h = d_model / d_head: split_heads(x, d_head)[b, i, l]
     is x[b, l, i*d_head:(i+1)*d_head], head i of position l. Use keras.ops."""
-    batch, length, d_model = ops.shape(x)
-    x = ops.reshape(x, (batch, length, num_heads, d_model // num_heads))   # (B, L, h, d_head)
+    batch, length, width = ops.shape(x)
+    x = ops.reshape(x, (batch, length, width // d_head, d_head))           # (B, L, h, d_head)
     return ops.transpose(x, (0, 2, 1, 3))                                   # (B, h, L, d_head)
 
 

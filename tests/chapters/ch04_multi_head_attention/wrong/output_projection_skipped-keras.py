@@ -13,7 +13,7 @@ class MultiHeadAttention(layers.Layer):
         super().__init__(**kwargs)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        self.num_heads = num_heads
+        self.num_heads, self.d_head = num_heads, d_model // num_heads
         self.query = layers.Dense(d_model)                 # the h matrices W_Q side by side
         self.key = layers.Dense(d_model)                   # W_K
         self.value = layers.Dense(d_model)                 # W_V
@@ -22,9 +22,9 @@ class MultiHeadAttention(layers.Layer):
     def call(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                        # self-attention
             key_value_input = query_input
-        q = split_heads(self.query(query_input), self.num_heads)       # (B, h, L, d_head)
-        k = split_heads(self.key(key_value_input), self.num_heads)     # (B, h, S, d_head)
-        v = split_heads(self.value(key_value_input), self.num_heads)   # (B, h, S, d_head)
+        q = split_heads(self.query(query_input), self.d_head)       # (B, h, L, d_head)
+        k = split_heads(self.key(key_value_input), self.d_head)     # (B, h, S, d_head)
+        v = split_heads(self.value(key_value_input), self.d_head)   # (B, h, S, d_head)
         if attention_mask is not None:                     # (B, L, S), (B, 1, S) or (L, S)
             attention_mask = ops.expand_dims(attention_mask, -3)   # a head axis: the same for every head
         attended, weights = scaled_dot_product_attention(q, k, v, attention_mask)   # all heads at once

@@ -1,9 +1,9 @@
 # %% split_and_merge
-def split_heads(x, num_heads):
-    """(B, L, d_model) -> (B, h, L, d_head), d_head = d_model / h: split_heads(x, h)[b, i, l]
+def split_heads(x, d_head):
+    """(B, L, d_model) -> (B, h, L, d_head), h = d_model / d_head: split_heads(x, d_head)[b, i, l]
     is x[b, l, i*d_head:(i+1)*d_head], head i of position l."""
-    batch, length, d_model = x.shape
-    return x.reshape(batch, num_heads, length, d_model // num_heads)   # straight to (B, h, L, d_head)
+    batch, length, width = x.shape
+    return x.reshape(batch, width // d_head, length, d_head)       # straight to (B, h, L, d_head)
 
 
 def merge_heads(x):
