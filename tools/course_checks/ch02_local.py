@@ -125,7 +125,7 @@ def check_local_weights(got, expected, mask, centre, D, what):
     assert err < 1e-5, (
         f"{what}: the weights differ from the softmax over the window's real positions times "
         f"exp(-(s - p_t)^2 / (2 sigma^2)), sigma = D / 2, by up to {err:.3g} (the product is not "
-        "normalised again: its rows sum to less than 1)")
+        "normalised again: a row sums to 1 at most)")
 
 
 def check_local_context(got, expected, what):
