@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 from keras import layers, ops
 
-from . import ch02
+from . import ch02, ch02_local
 from .keras_reference import to_numpy
 from .reference import quietly
 
@@ -195,3 +195,59 @@ def decoder_step_against_reference(decoder_step, B, S, V, E, K, H, seed):
     ch02.assert_step_state_matches(float(np.abs(new_state - ref_state).max()), B, E, K)
     ch02.assert_step_logits_match(float(np.abs(logits - ref_logits).max()), B, H, K)
     return f"decoder_step B={B} S={S} V={V}", [logits, new_state, weights]
+
+
+# ---- part 5: local-p attention; part 6: predict, then measure, the entropy (see ch02_local)
+from .ch02_local import (ENTROPY_CASES, ENTROPY_MEASUREMENT_CASES, LOCAL_CASES,  # noqa: E402
+                         entropy_prediction)
+
+
+def reference_parts(namespace):
+    """For a test cell of part 5: the reference (float64) additive_scores, masked_softmax and
+    context_vector, returning Keras tensors, in globals() until the result's restore()."""
+    return ch02_local.SwappedParts(namespace, REFERENCE_PARTS).install()
+
+
+def position_layers(rng, H, A_p):
+    """W_p (H -> A_p, no bias) and v_p (A_p -> 1, no bias), built, with weights drawn from rng."""
+    W_p, v_p = layers.Dense(A_p, use_bias=False), layers.Dense(1, use_bias=False)
+    for layer, width in [(W_p, H), (v_p, A_p)]:
+        layer.build((None, width))
+        set_random_weights(layer, rng, ch02_local.LOCAL_SPREAD)
+    return W_p, v_p
+
+
+def local_attention_against_reference(local_attention, namespace, aspect, *case):
+    """local_attention (with NumPy inputs and built Dense layers), the reference parts 1-3 swapped
+    in, against local-p attention in float64, for a case of LOCAL_CASES; `aspect` ("positions",
+    "weights" or "context") is what is checked and observed."""
+    lengths, S, D = case[0], case[1], case[6]
+    query, keys, mask, (W, U, v, W_p, v_p) = ch02_local.local_case(case, additive_layers,
+                                                                   position_layers)
+    w_q, w_k, b, w_v = float64_weights(W, U, v)                     # (H, A), (K, A), (A,), (A, 1)
+    (w_p,), (v_p64,) = ([w.astype("float64") for w in layer.get_weights()] for layer in (W_p, v_p))
+    expected = ch02_local.local_p_attention(
+        query.astype("float64"), keys.astype("float64"), mask, w_q, w_k, b, w_v[:, 0], w_p,
+        v_p64[:, 0], D)
+    swapped = reference_parts(namespace)
+    try:
+        result = quietly(local_attention, query, keys, mask, W, U, v, W_p, v_p, D)
+    finally:
+        swapped.restore()
+    return ch02_local.local_verdict(result, ops.convert_to_numpy, expected, mask, aspect, lengths,
+                                    S, D)
+
+
+def recording_masked_softmax(calls):
+    """The reference masked_softmax, appending (scores shape, mask shape, real per row) to calls."""
+    def masked_softmax(scores, mask):
+        real = to_numpy(mask).astype(bool)
+        calls.append((to_numpy(scores).shape, real.shape,
+                      real.sum(axis=-1).tolist() if real.ndim == 2 else None))
+        return reference_masked_softmax(ops.cast(scores, "float32"), real)
+    return masked_softmax
+
+
+def entropy_measurement(measure, n_real, S, delta):
+    """measured_entropy with the reference masked_softmax (ch02_local.entropy_measurement)."""
+    return ch02_local.entropy_measurement(measure, recording_masked_softmax, n_real, S, delta)

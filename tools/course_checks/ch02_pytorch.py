@@ -5,7 +5,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import ch02
+from . import ch02, ch02_local
 from .reference import quietly
 
 
@@ -185,3 +185,62 @@ def decoder_step_against_reference(decoder_step, B, S, V, E, K, H, seed):
     ch02.assert_step_state_matches((new_state - ref_state).abs().max().item(), B, E, K)
     ch02.assert_step_logits_match((logits - ref_logits).abs().max().item(), B, H, K)
     return f"decoder_step B={B} S={S} V={V}", [logits, new_state, weights]
+
+
+# ---- part 5: local-p attention; part 6: predict, then measure, the entropy (see ch02_local)
+from .ch02_local import (ENTROPY_CASES, ENTROPY_MEASUREMENT_CASES, LOCAL_CASES,  # noqa: E402
+                         entropy_prediction)
+
+
+def reference_parts(namespace):
+    """For a test cell of part 5: the reference (float64) additive_scores, masked_softmax and
+    context_vector, returning torch tensors, in globals() until the result's restore()."""
+    return ch02_local.SwappedParts(namespace, REFERENCE_PARTS).install()
+
+
+def position_layers(rng, H, A_p):
+    """W_p (H -> A_p, no bias) and v_p (A_p -> 1, no bias), with weights drawn from rng."""
+    W_p, v_p = nn.Linear(H, A_p, bias=False), nn.Linear(A_p, 1, bias=False)
+    with torch.no_grad():
+        for p in [W_p.weight, v_p.weight]:
+            p.copy_(torch.from_numpy(rng.normal(0.0, ch02_local.LOCAL_SPREAD, size=tuple(p.shape))
+                                     .astype("float32")))
+    return W_p, v_p
+
+
+def local_attention_against_reference(local_attention, namespace, aspect, *case):
+    """local_attention (with torch tensors and nn.Linear layers), the reference parts 1-3 swapped in,
+    against local-p attention in float64, for a case of LOCAL_CASES; `aspect` ("positions",
+    "weights" or "context") is what is checked and observed."""
+    lengths, S, D = case[0], case[1], case[6]
+    query, keys, mask, (W, U, v, W_p, v_p) = ch02_local.local_case(case, additive_layers,
+                                                                   position_layers)
+    w_q, w_k, b, w_v = float64_weights(W, U, v)                     # (A, H), (A, K), (A,), (1, A)
+    w_p, v_p64 = (p.detach().numpy().astype("float64") for p in [W_p.weight, v_p.weight])
+    expected = ch02_local.local_p_attention(
+        query.astype("float64"), keys.astype("float64"), mask, w_q.T, w_k.T, b, w_v[0], w_p.T,
+        v_p64[0], D)
+    swapped = reference_parts(namespace)
+    try:
+        with torch.no_grad():
+            result = quietly(local_attention, torch.from_numpy(query), torch.from_numpy(keys),
+                             torch.from_numpy(mask), W, U, v, W_p, v_p, D)
+    finally:
+        swapped.restore()
+    return ch02_local.local_verdict(result, lambda x: torch.as_tensor(x).detach().double().numpy(),
+                                    expected, mask, aspect, lengths, S, D)
+
+
+def recording_masked_softmax(calls):
+    """The reference masked_softmax, appending (scores shape, mask shape, real per row) to calls."""
+    def masked_softmax(scores, mask):
+        scores, mask = torch.as_tensor(scores), torch.as_tensor(mask).bool()
+        calls.append((tuple(scores.shape), tuple(mask.shape),
+                      mask.sum(dim=-1).tolist() if mask.dim() == 2 else None))
+        return reference_masked_softmax(scores.float(), mask)
+    return masked_softmax
+
+
+def entropy_measurement(measure, n_real, S, delta):
+    """measured_entropy with the reference masked_softmax (ch02_local.entropy_measurement)."""
+    return ch02_local.entropy_measurement(measure, recording_masked_softmax, n_real, S, delta)
