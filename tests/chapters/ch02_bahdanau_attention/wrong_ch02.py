@@ -87,13 +87,6 @@ WRONG = [
           "Returns the right weights and positions, but the context of the windowed softmax before the "
           "Gaussian: the visible context check and the hidden context test fail (0 of 2): 14.",
           message="with the weights after the Gaussian"),
-    Wrong("chapter_copy",
-          LOCAL_LOST,
-          "The chapter's AdditiveAttention layer (with Attention and masked_softmax) pasted under the "
-          "asked name: calling it as local_attention(query, keys, mask, W, U, v, W_p, v_p, D) is a "
-          "TypeError in every test of part 5 (0 of 4); the pasted masked_softmax is the chapter's "
-          "algorithm and parts 1 to 4 and 6 keep their points: 12.",
-          message="takes 4 positional arguments but 10 were given"),
     # Part 6: predict, then measure, the entropy of the weights.
     Wrong("typed_in_entropy",
           {"test_entropy_prediction_hidden": 0},

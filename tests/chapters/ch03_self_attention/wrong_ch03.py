@@ -129,13 +129,6 @@ WRONG = [
           "windows at least as long as the sequence, so the visible case (0 of 1), the hidden masks "
           "(0 of 1) and the reach, which is the whole rest of the sequence (0 of 1), fail: 13.",
           message="sliding_window_mask(5, 2) should let position i attend to the positions i - 1 and i only"),
-    Wrong("chapter_copy",
-          {"test_sliding_window_visible": 0, "test_sliding_window_hidden": 0,
-           "test_sliding_window_reach_hidden": 0},
-          "The copier of course.toml's variation table by hand: the chapter's causal_mask pasted as "
-          "sliding_window_mask, signature and all: it cannot take the window, and every test of the "
-          "part calls it with one (0 of 3): 13.",
-          message="takes 1 positional argument but 2 were given"),
     # Part 6: predict, then measure.
     Wrong("typed_in_prediction",
           {"test_score_variance_prediction_hidden": 0},

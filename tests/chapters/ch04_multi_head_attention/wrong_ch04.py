@@ -100,13 +100,6 @@ WRONG = [
           "hidden test compares the count with the layer's (0 of 1): 15.",
           message="which is not the number of trainable numbers that layer holds"),
     # Part 7 (the variation): grouped-query attention.
-    Wrong("chapter_copy",
-          {"test_gqa_visible": 0, "test_gqa_hidden": 0, "test_gqa_masks_hidden": 0},
-          "The chapter's MultiHeadAttention pasted under the asked name, as the copier of "
-          "tests/harness/copiers.py does: it takes no num_kv_heads, so building "
-          "GroupedQueryAttention(d_model, num_heads, num_kv_heads) fails in the visible test (0 of 1) and "
-          "both hidden ones (0 of 2): 13.",
-          message="takes 3 positional arguments but 4 were given"),
     Wrong("chapter_copy_kv_ignored",
           {"test_gqa_visible": 0, "test_gqa_hidden": 0, "test_gqa_masks_hidden": 0},
           "The chapter's layer with a num_kv_heads argument that it ignores: every query head keeps "

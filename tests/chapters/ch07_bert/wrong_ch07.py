@@ -102,12 +102,6 @@ WRONG = [
           "one 80/10/10 draw per word, shared by its pieces: the shares are right on average, but two "
           "pieces of one word are both [MASK] 80% of the time instead of 64%",
           message="draw the 80/10/10 action of every token on its own"),
-    Wrong("chapter_copy_bert",
-          {"test_whole_words_visible": 0, "test_whole_words_hidden": 0, "test_whole_word_tokens_hidden": 0},
-          "the chapter's mask_tokens pasted under the name mask_whole_words (what course.toml's copies "
-          "names): it has no continuation_ids, so every call of part 3 fails; the other parts are the "
-          "solution's",
-          message="got multiple values for argument 'mask_rate'"),
     Wrong("right_but_warns_bert",
           {},
           "right answers whose functions warn on every call (a UserWarning on stderr): every test "
