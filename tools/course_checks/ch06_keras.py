@@ -184,7 +184,7 @@ def decoder_against_library(DecoderLayer, norm_first):
                    [("self_attention_norm", "_self_attention_layer_norm"),
                     ("cross_attention_norm", "_cross_attention_layer_norm"),
                     ("feed_forward_norm", "_feedforward_layer_norm")], 12, 4, 62)
-        got = ops.convert_to_numpy(through_cache(mine, y, memory, self_mask, cross_mask)[0])
+        got = ops.convert_to_numpy(ch06.through_cache(mine, y, memory, self_mask, cross_mask)[0])
         want = ops.convert_to_numpy(theirs(y, memory, **pads))
         real = tgt != PAD_ID
         gap = np.abs(got - want)[real].max()
@@ -215,7 +215,7 @@ def decoder_is_causal(DecoderLayer, norm_first):
         outs = []
         for inp in (y, changed):
             for layer in stack:
-                inp = through_cache(layer, inp, memory, self_mask, cross_mask)[0]
+                inp = ch06.through_cache(layer, inp, memory, self_mask, cross_mask)[0]
             outs.append(ops.convert_to_numpy(inp))
         before = np.abs(outs[0] - outs[1])[0, :3].max()
         at = np.abs(outs[0] - outs[1])[0, 3].max()
@@ -224,25 +224,6 @@ def decoder_is_causal(DecoderLayer, norm_first):
             f"(should be 0) and position 3 by {at:.3g} (should change): pass the self-attention mask to "
             "the self-attention")
         return f"causal, norm_first={norm_first}", bool(before < 1e-6 and at > 1e-3)
-
-
-def four_results(returned, call):
-    """What a caching layer's call returned, checked to be (y, self_weights, cross_weights,
-    memory_cache)."""
-    assert isinstance(returned, (tuple, list)) and len(returned) == 4, (
-        f"{call} should return four things, (y, self_weights, cross_weights, memory_cache), got "
-        f"{type(returned).__name__} of {len(returned) if isinstance(returned, (tuple, list)) else 1}")
-    return returned
-
-
-def through_cache(layer, y, memory, self_mask, cross_mask):
-    """The caching layer's results on the whole target y (B, T, d_model) when the keys and values
-    of memory come from its cache: a first step (the target's first position) fills the cache,
-    then the call that counts gets memory=None and memory_cache."""
-    first = four_results(layer(y[:, :1], memory, self_mask[:, :1, :1], cross_mask),
-                         "layer(y, memory, self_attention_mask, cross_attention_mask)")
-    return four_results(layer(y, None, self_mask, cross_mask, memory_cache=first[3]),
-                        "layer(y, None, ..., memory_cache=cache)")
 
 
 def projected_heads(dense, memory, heads):
@@ -267,7 +248,7 @@ def decoder_cache_steps(CachedDecoderLayer, norm_first):
         self_mask, cross_mask = ch06.reference_decoder_masks(tgt, src)
         y = draw.normal(size=(2, 5, 8)).astype("float32")                      # (B, T, d_model)
         memory = draw.normal(size=(2, 3, 8)).astype("float32")                 # (B, S, d_model)
-        whole = four_results(layer(y, memory, self_mask, cross_mask),
+        whole = ch06.four_results(layer(y, memory, self_mask, cross_mask),
                              "layer(y, memory, self_attention_mask, cross_attention_mask)")
         cache = whole[3]
         assert isinstance(cache, (tuple, list)) and len(cache) == 2, (
@@ -285,7 +266,7 @@ def decoder_cache_steps(CachedDecoderLayer, norm_first):
         full = ops.convert_to_numpy(whole[0])
         gaps = []
         for steps in range(1, 6):
-            step = four_results(layer(y[:, :steps], None, self_mask[:, :steps, :steps], cross_mask,
+            step = ch06.four_results(layer(y[:, :steps], None, self_mask[:, :steps, :steps], cross_mask,
                                       memory_cache=cache), "layer(y, None, ..., memory_cache=cache)")
             gaps.append(np.abs(ops.convert_to_numpy(step[0])[:, -1] - full[:, steps - 1]).max())
         assert max(gaps) < 1e-5, (

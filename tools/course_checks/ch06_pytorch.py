@@ -190,7 +190,7 @@ def decoder_against_library(DecoderLayer, norm_first):
         self_mask, cross_mask = reference_decoder_masks(tgt, src)
         y, memory = torch.randn(3, 5, 12), torch.randn(3, 6, 12)
         with torch.no_grad():
-            got = through_cache(mine, y, memory, self_mask, cross_mask)[0]
+            got = ch06.through_cache(mine, y, memory, self_mask, cross_mask)[0]
             want = theirs(y, memory, tgt_mask=~torch.ones(5, 5).tril().bool(),
                           tgt_key_padding_mask=tgt == PAD_ID, memory_key_padding_mask=src == PAD_ID)
         real = tgt != PAD_ID
@@ -221,7 +221,7 @@ def decoder_is_causal(DecoderLayer, norm_first):
         with torch.no_grad():
             for inp in (y, changed):
                 for layer in stack:
-                    inp = through_cache(layer, inp, memory, self_mask, cross_mask)[0]
+                    inp = ch06.through_cache(layer, inp, memory, self_mask, cross_mask)[0]
                 outs.append(inp)
         before = (outs[0] - outs[1])[0, :3].abs().max().item()
         at = (outs[0] - outs[1])[0, 3].abs().max().item()
@@ -230,25 +230,6 @@ def decoder_is_causal(DecoderLayer, norm_first):
             f"(should be 0) and position 3 by {at:.3g} (should change): pass the self-attention mask to "
             "the self-attention")
         return f"causal, norm_first={norm_first}", bool(before < 1e-6 and at > 1e-3)
-
-
-def four_results(returned, call):
-    """What a caching layer's call returned, checked to be (y, self_weights, cross_weights,
-    memory_cache)."""
-    assert isinstance(returned, (tuple, list)) and len(returned) == 4, (
-        f"{call} should return four things, (y, self_weights, cross_weights, memory_cache), got "
-        f"{type(returned).__name__} of {len(returned) if isinstance(returned, (tuple, list)) else 1}")
-    return returned
-
-
-def through_cache(layer, y, memory, self_mask, cross_mask):
-    """The caching layer's results on the whole target y (B, T, d_model) when the keys and values
-    of memory come from its cache: a first step (the target's first position) fills the cache,
-    then the call that counts gets memory=None and memory_cache."""
-    first = four_results(layer(y[:, :1], memory, self_mask[:, :1, :1], cross_mask),
-                         "layer(y, memory, self_attention_mask, cross_attention_mask)")
-    return four_results(layer(y, None, self_mask, cross_mask, memory_cache=first[3]),
-                        "layer(y, None, ..., memory_cache=cache)")
 
 
 def projected_heads(linear, memory, heads):
@@ -271,7 +252,7 @@ def decoder_cache_steps(CachedDecoderLayer, norm_first):
         self_mask, cross_mask = reference_decoder_masks(tgt, src)
         y, memory = torch.randn(2, 5, 8), torch.randn(2, 3, 8)
         with torch.no_grad():
-            whole = four_results(layer(y, memory, self_mask, cross_mask),
+            whole = ch06.four_results(layer(y, memory, self_mask, cross_mask),
                                  "layer(y, memory, self_attention_mask, cross_attention_mask)")
             cache = whole[3]
             assert isinstance(cache, (tuple, list)) and len(cache) == 2, (
@@ -288,7 +269,7 @@ def decoder_cache_steps(CachedDecoderLayer, norm_first):
                 f"split into heads; it is off by {cached:.3g}")
             gaps = []
             for steps in range(1, 6):
-                step = four_results(layer(y[:, :steps], None, self_mask[:, :steps, :steps],
+                step = ch06.four_results(layer(y[:, :steps], None, self_mask[:, :steps, :steps],
                                           cross_mask, memory_cache=cache),
                                     "layer(y, None, ..., memory_cache=cache)")
                 gaps.append((step[0][:, -1] - whole[0][:, steps - 1]).abs().max().item())
