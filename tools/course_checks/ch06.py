@@ -1,6 +1,7 @@
 """Chapter 6's checks that both frameworks share (NumPy only): the graded stretch of a visible
-test cell, the reference decoder masks in NumPy, the padded token batches of the mask test, and
-every check of beam search (part 4 is plain Python in both notebooks)."""
+test cell, the reference decoder masks in NumPy, the padded token batches of the mask test,
+every check of beam search (part 4 is plain Python in both notebooks), and the calls of part 3's
+caching decoder layer, which work on arrays and tensors alike."""
 import itertools
 import warnings
 
@@ -197,3 +198,22 @@ def placement_observation(out, norm_first):
     if norm_first:
         return "dropout on the sublayers' outputs, norm_first=True", True
     return "dropout=1.0 output, norm_first=False", out
+
+
+def four_results(returned, call):
+    """What a caching layer's call returned, checked to be (y, self_weights, cross_weights,
+    memory_cache)."""
+    assert isinstance(returned, (tuple, list)) and len(returned) == 4, (
+        f"{call} should return four things, (y, self_weights, cross_weights, memory_cache), got "
+        f"{type(returned).__name__} of {len(returned) if isinstance(returned, (tuple, list)) else 1}")
+    return returned
+
+
+def through_cache(layer, y, memory, self_mask, cross_mask):
+    """The caching layer's results on the whole target y (B, T, d_model) when the keys and values
+    of memory come from its cache: a first step (the target's first position) fills the cache,
+    then the call that counts gets memory=None and memory_cache."""
+    first = four_results(layer(y[:, :1], memory, self_mask[:, :1, :1], cross_mask),
+                         "layer(y, memory, self_attention_mask, cross_attention_mask)")
+    return four_results(layer(y, None, self_mask, cross_mask, memory_cache=first[3]),
+                        "layer(y, None, ..., memory_cache=cache)")

@@ -1,5 +1,6 @@
-"""Chapter 6's checks for Keras: the encoder and decoder layers against keras-hub's, padding and
-the causal mask, dropout, and decoder_masks against its definition. Beam search: ch06."""
+"""Chapter 6's checks for Keras: the encoder layer and the caching decoder layer against
+keras-hub's, padding, the causal mask and the cache, dropout, decoder_masks against its definition,
+and the layers whose parameters part 5's measurement counts. Beam search: ch06."""
 import warnings
 
 import keras
@@ -8,8 +9,9 @@ from keras import ops
 
 from attention_course.data import BOS_ID, PAD_ID
 
-from . import ch06
+from . import ch06, ch06_measure
 from .ch06 import padded_token_batches  # noqa: F401 (the mask test's inputs, as in PyTorch)
+from .ch06_measure import PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES  # noqa: F401
 
 NORM_FIRST = (False, True)         # post-LN, then pre-LN
 
@@ -155,8 +157,9 @@ def masks_against_definition(decoder_masks, B, T, S, tgt, src):
 
 
 def decoder_against_library(DecoderLayer, norm_first):
-    """The student's layer with its weights copied into keras-hub's TransformerDecoder (random
-    layer-norm weights) agrees on the real tokens of padded batches. Returns (name, value)."""
+    """The student's caching layer with its weights copied into keras-hub's TransformerDecoder
+    (random layer-norm weights) agrees on the real tokens of padded batches, on a call that takes
+    the keys and values of memory from the cache (through_cache). Returns (name, value)."""
     import keras_hub                                   # only here: slow to import
 
     with warnings.catch_warnings():
@@ -181,7 +184,7 @@ def decoder_against_library(DecoderLayer, norm_first):
                    [("self_attention_norm", "_self_attention_layer_norm"),
                     ("cross_attention_norm", "_cross_attention_layer_norm"),
                     ("feed_forward_norm", "_feedforward_layer_norm")], 12, 4, 62)
-        got = ops.convert_to_numpy(mine(y, memory, self_mask, cross_mask)[0])
+        got = ops.convert_to_numpy(ch06.through_cache(mine, y, memory, self_mask, cross_mask)[0])
         want = ops.convert_to_numpy(theirs(y, memory, **pads))
         real = tgt != PAD_ID
         gap = np.abs(got - want)[real].max()
@@ -194,8 +197,9 @@ def decoder_against_library(DecoderLayer, norm_first):
 
 
 def decoder_is_causal(DecoderLayer, norm_first):
-    """Through two stacked layers, changing the target input at position 3 changes no output at
-    positions 0 to 2, and does change position 3. Returns (name, value)."""
+    """Through two stacked caching layers (each called through its cache), changing the target
+    input at position 3 changes no output at positions 0 to 2, and does change position 3.
+    Returns (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         keras.utils.set_random_seed(71)
@@ -211,7 +215,7 @@ def decoder_is_causal(DecoderLayer, norm_first):
         outs = []
         for inp in (y, changed):
             for layer in stack:
-                inp = layer(inp, memory, self_mask, cross_mask)[0]
+                inp = ch06.through_cache(layer, inp, memory, self_mask, cross_mask)[0]
             outs.append(ops.convert_to_numpy(inp))
         before = np.abs(outs[0] - outs[1])[0, :3].max()
         at = np.abs(outs[0] - outs[1])[0, 3].max()
@@ -220,3 +224,95 @@ def decoder_is_causal(DecoderLayer, norm_first):
             f"(should be 0) and position 3 by {at:.3g} (should change): pass the self-attention mask to "
             "the self-attention")
         return f"causal, norm_first={norm_first}", bool(before < 1e-6 and at > 1e-3)
+
+
+def projected_heads(dense, memory, heads):
+    """memory (B, S, d_model) through one projection, as heads (B, h, S, d_k) (NumPy)."""
+    batch, length, width = memory.shape
+    projected = ops.convert_to_numpy(dense(memory)).reshape(batch, length, heads, width // heads)
+    return projected.transpose(0, 2, 1, 3)
+
+
+def decoder_cache_steps(CachedDecoderLayer, norm_first):
+    """Decoding step by step (prefixes of length 1 to T, each call with the cache of one pass over
+    the target and memory=None) gives, at each step's last position, what that pass gives; the
+    cache holds memory's keys and values, projected and split into heads (B, h, S, d_k).
+    Returns (name, value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        keras.utils.set_random_seed(65)
+        draw = np.random.default_rng(65)
+        layer = CachedDecoderLayer(8, 2, 16, 0.0, norm_first)
+        tgt = np.array([[BOS_ID, 4, 5, 6, 7], [BOS_ID, 4, 5, PAD_ID, PAD_ID]])          # (B, T)
+        src = np.array([[4, 5, 6], [4, 5, PAD_ID]])                                     # (B, S)
+        self_mask, cross_mask = ch06.reference_decoder_masks(tgt, src)
+        y = draw.normal(size=(2, 5, 8)).astype("float32")                      # (B, T, d_model)
+        memory = draw.normal(size=(2, 3, 8)).astype("float32")                 # (B, S, d_model)
+        whole = ch06.four_results(layer(y, memory, self_mask, cross_mask),
+                             "layer(y, memory, self_attention_mask, cross_attention_mask)")
+        cache = whole[3]
+        assert isinstance(cache, (tuple, list)) and len(cache) == 2, (
+            "memory_cache should be a pair (keys, values)")
+        keys, values = (ops.convert_to_numpy(c) for c in cache)
+        assert keys.shape == values.shape == (2, 2, 3, 4), (
+            f"the cached keys and values should each be (B, h, S, d_k) = (2, 2, 3, 4), got "
+            f"{keys.shape} and {values.shape}")
+        want = [projected_heads(getattr(layer.cross_attention, name), memory, 2)
+                for name in ("key", "value")]
+        cached = max(np.abs(keys - want[0]).max(), np.abs(values - want[1]).max())
+        assert cached < 1e-5, (
+            "the cache should hold memory through cross_attention.key and cross_attention.value, "
+            f"split into heads; it is off by {cached:.3g}")
+        full = ops.convert_to_numpy(whole[0])
+        gaps = []
+        for steps in range(1, 6):
+            step = ch06.four_results(layer(y[:, :steps], None, self_mask[:, :steps, :steps], cross_mask,
+                                      memory_cache=cache), "layer(y, None, ..., memory_cache=cache)")
+            gaps.append(np.abs(ops.convert_to_numpy(step[0])[:, -1] - full[:, steps - 1]).max())
+        assert max(gaps) < 1e-5, (
+            f"with norm_first={norm_first}, decoding step by step with the cache (memory=None) "
+            f"differs from one pass over the whole target by up to {max(gaps):.3g}")
+        return f"cached steps = one pass, norm_first={norm_first}", bool(max(gaps) < 1e-5)
+
+
+def measurement_layer(which, d_model, num_heads, d_ff):
+    """A built layer for part 5's measurement, for a case of PARAMETER_MEASUREMENT_CASES, and the
+    number of trainable numbers it holds."""
+    import keras_hub                                   # only here: slow to import
+
+    from attention_course.keras_transformer import FeedForward
+
+    keras.utils.set_random_seed(d_model)
+    sequence = np.zeros((1, 2, d_model), dtype="float32")                # (1, 2, d_model)
+    if which == ch06_measure.FROZEN:
+        layer = FeedForward(d_model, d_ff, 0.0)
+        layer(sequence)
+        layer.hidden.trainable = False
+    elif which == ch06_measure.ATTENTION_NO_BIAS:
+        layer = keras.layers.MultiHeadAttention(num_heads, d_model // num_heads, use_bias=False)
+        layer(sequence, sequence)
+    elif which == ch06_measure.DECODER:
+        layer = keras_hub.layers.TransformerDecoder(d_ff, num_heads)
+        layer(sequence, sequence)
+    else:
+        layer = keras_hub.layers.TransformerEncoder(d_ff, num_heads)
+        layer(sequence)
+    trains = ch06_measure.total_size(variable.shape for variable in layer.trainable_variables)
+    if which in (ch06_measure.ENCODER, ch06_measure.DECODER):   # the library's: the formula
+        assert trains == ch06_measure.parameter_count(d_model, d_ff, which == ch06_measure.DECODER)
+    return layer, trains
+
+
+def parameter_count_measurement(measure, which, d_model, num_heads, d_ff):
+    """measured_parameter_count on a layer of a case of PARAMETER_MEASUREMENT_CASES (ch06_measure
+    checks it); the observation."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        layer, trains = measurement_layer(which, d_model, num_heads, d_ff)
+    return ch06_measure.parameter_count_measurement(measure, layer, trains, which, d_model,
+                                                    num_heads, d_ff)
+
+
+def parameter_count_prediction(predict, d_model, num_heads, d_ff, decoder):
+    """predicted_parameter_count at a case of PARAMETER_COUNT_CASES (ch06_measure checks it)."""
+    return ch06_measure.parameter_count_prediction(predict, d_model, num_heads, d_ff, decoder)

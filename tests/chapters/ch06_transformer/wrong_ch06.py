@@ -5,10 +5,26 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
+The points per part (16 in all, the same in both frameworks):
+
+    part 1  EncoderLayer             test_encoder_visible 1, test_encoder_library_hidden 1,
+                                     test_encoder_padding_hidden 1, test_encoder_dropout_hidden 1
+    part 2  decoder_masks            test_masks_visible 1, test_masks_hidden 1
+    part 3  CachedDecoderLayer       test_decoder_visible 1, test_decoder_library_hidden 1,
+            (the variation)          test_decoder_cache_hidden 1, test_decoder_causal_hidden 1
+    part 4  beam_search_one_source   test_beam_visible 1, test_beam_exhaustive_hidden 1,
+                                     test_beam_greedy_hidden 1
+    part 5  predict, then measure    test_parameter_count_visible 1,
+                                     test_parameter_count_prediction_hidden 1,
+                                     test_parameter_count_measurement_hidden 1
+
 Every score below was verified by autograding both frameworks: it is what nbgrader
 gave.
 """
 from harness.declarations import Wrong
+
+PART3 = ("test_decoder_visible", "test_decoder_library_hidden", "test_decoder_cache_hidden",
+         "test_decoder_causal_hidden")
 
 WRONG = [
     Wrong("encoder_ignores_padding",
@@ -32,10 +48,23 @@ WRONG = [
           "decoder_masks, so they keep their points",
           message="row t of the self-attention mask should allow the positions u <= t"),
     Wrong("decoder_sees_the_future",
-          {"test_decoder_visible": 0, "test_decoder_library_hidden": 0, "test_decoder_causal_hidden": 0},
+          dict.fromkeys(PART3, 0),
           "the decoder's self-attention gets no mask: weights on later positions (visible), outputs "
-          "unlike the library's, and a later token changes earlier outputs",
+          "unlike the library's, a step-by-step decode that differs from one pass over the target "
+          "(each step sees less than the pass), and a later token changes earlier outputs",
           message="the self-attention of position t should give no weight to later positions"),
+    Wrong("chapter_decoder_pasted",
+          dict.fromkeys(PART3, 0),
+          "the chapter's DecoderLayer (with its residual function) pasted under the name "
+          "CachedDecoderLayer: it has no memory_cache and returns three things, so every test of "
+          "the variation fails (visible: four results expected; hidden: the call with the cache)",
+          message="the layer should return (y, self_weights, cross_weights, memory_cache)"),
+    Wrong("cache_holds_memory",
+          {"test_decoder_visible": 0, "test_decoder_cache_hidden": 0},
+          "the cache keeps memory itself and projects it again at every step: the outputs are right "
+          "(library and causal tests pass through the cache), but the cache is not the keys and "
+          "values (B, h, S, d_k) and the projections are not saved",
+          message="memory_cache should be (keys, values), each (B, h, S, d_k)"),
     Wrong("beam_without_length_normalisation",
           {"test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
           "the beams are ranked and scored by the raw log-probability: right with alpha = 0 (the visible "
@@ -43,8 +72,24 @@ WRONG = [
           message="with a beam that keeps every prefix, the three best"),
     Wrong("no_beam_search",
           {"test_beam_visible": 0, "test_beam_exhaustive_hidden": 0, "test_beam_greedy_hidden": 0},
-          "part 4 left blank (the released cell): 12 of 16 points",
+          "part 4 left blank (the released cell): 13 of 16 points",
           message="NotImplementedError"),
+    Wrong("typed_in_layer_parameters",
+          {"test_parameter_count_prediction_hidden": 0},
+          "the prediction is two numbers worked out for d_model=64, d_ff=256 (right there, and a "
+          "decoder larger than an encoder, so the visible test passes): no number passes the hidden "
+          "sizes; the measurement is right",
+          message="predicted_parameter_count(d_model=24, num_heads=1, d_ff=40, decoder=False) returned"),
+    Wrong("heads_multiply_the_count",
+          {"test_parameter_count_prediction_hidden": 0},
+          "every head gets full-width projections (the tutorials' key_dim=embed_dim block of §6.1): "
+          "right with one head, wrong from h = 4 on",
+          message="predicted_parameter_count(d_model=24, num_heads=4, d_ff=40, decoder=False) returned"),
+    Wrong("counts_frozen_weights",
+          {"test_parameter_count_measurement_hidden": 0},
+          "the measurement counts every weight, frozen ones too: right on the library's layers, wrong "
+          "on the FeedForward whose first projection is frozen",
+          message="measured_parameter_count of a FeedForward whose first projection is frozen"),
     Wrong("right_but_warns",
           {},
           "right answers whose every function warns (a UserWarning on stderr, as a deprecated call or "

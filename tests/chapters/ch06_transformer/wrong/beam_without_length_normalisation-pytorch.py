@@ -1,5 +1,5 @@
 # %% beam
-def beam_search(next_log_probs, max_len, beam_size=4, num_beams=1, alpha=0.6):
+def beam_search_one_source(next_log_probs, max_len, beam_size=4, num_beams=1, alpha=0.6):
     """Keep the beam_size most likely prefixes; return the num_beams best finished (or, at max_len,
     unfinished) sequences without BOS_ID, best first, and their scores log-prob / length ** alpha."""
     beams = [([BOS_ID], 0.0, False)]                     # (prefix, sum of log-probs, finished)

@@ -37,9 +37,10 @@ def decoder_masks(tgt_in, src):
     return self_mask, cross_mask
 
 # %% decoder_layer
-class DecoderLayer(nn.Module):
-    """Masked self-attention, cross-attention to the encoder's output, feed-forward; each in a
-    residual connection with a layer norm (post-LN or, with norm_first=True, pre-LN)."""
+class CachedDecoderLayer(nn.Module):
+    """The decoder layer (masked self-attention, cross-attention, feed-forward, each in a residual
+    connection with a layer norm, post-LN or pre-LN) that projects the encoder's output to the
+    cross-attention's keys and values once, and takes them from memory_cache at later steps."""
 
     def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False):
         super().__init__()
@@ -52,27 +53,39 @@ class DecoderLayer(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.norm_first = norm_first
 
-    def forward(self, y, memory, self_attention_mask=None, cross_attention_mask=None):
-        # y: (B, T, d_model); memory: (B, S, d_model); masks (B, T, T) and (B, 1, S)
+    def forward(self, y, memory, self_attention_mask=None, cross_attention_mask=None,
+                memory_cache=None):
+        # y: (B, T, d_model); memory: (B, S, d_model), or None when memory_cache is given;
+        # masks (B, T, T) and (B, 1, S); memory_cache: (keys, values), each (B, h, S, d_k)
+        heads = self.cross_attention.num_heads
+        if memory_cache is None:                     # the first step: project memory, once
+            memory_cache = (split_heads(self.cross_attention.key(memory), heads),
+                            split_heads(self.cross_attention.value(memory), heads))
+        keys, values = memory_cache                  # (B, h, S, d_k) each
+
         z = self.self_attention_norm(y) if self.norm_first else y
         attended, self_weights = self.self_attention(z, z, self_attention_mask)
         y = y + self.dropout(attended)
         if not self.norm_first:
             y = self.self_attention_norm(y)
+
         z = self.cross_attention_norm(y) if self.norm_first else y
-        attended, cross_weights = self.cross_attention(z, memory, cross_attention_mask)
-        y = y + self.dropout(attended)
+        queries = split_heads(self.cross_attention.query(z), heads)         # (B, h, T, d_k)
+        per_head = None if cross_attention_mask is None else cross_attention_mask.unsqueeze(1)
+        attended, cross_weights = scaled_dot_product_attention(queries, keys, values, per_head)
+        y = y + self.dropout(self.cross_attention.output_projection(merge_heads(attended)))
         if not self.norm_first:
             y = self.cross_attention_norm(y)
+
         z = self.feed_forward_norm(y) if self.norm_first else y
         y = y + self.dropout(self.feed_forward(z))
         if not self.norm_first:
             y = self.feed_forward_norm(y)
         warnings.warn("my note: check memory")
-        return y, self_weights, cross_weights
+        return y, self_weights, cross_weights, memory_cache
 
 # %% beam
-def beam_search(next_log_probs, max_len, beam_size=4, num_beams=1, alpha=0.6):
+def beam_search_one_source(next_log_probs, max_len, beam_size=4, num_beams=1, alpha=0.6):
     """Keep the beam_size most likely prefixes; return the num_beams best finished (or, at max_len,
     unfinished) sequences without BOS_ID, best first, and their scores log-prob / length ** alpha."""
     beams = [([BOS_ID], 0.0, False)]                     # (prefix, sum of log-probs, finished)
@@ -91,6 +104,24 @@ def beam_search(next_log_probs, max_len, beam_size=4, num_beams=1, alpha=0.6):
         beams = [candidates[i] for i in order[:beam_size]]
     normalised = [(prefix[1:], score / (len(prefix) - 1) ** alpha) for prefix, score, _ in beams]
     normalised.sort(key=lambda item: -item[1])
-    warnings.warn("my note: check ties")
     best = normalised[:num_beams]
+    warnings.warn("my note: check ties")
     return [tokens for tokens, _ in best], [score for _, score in best]
+
+# %% parameter_count
+def predicted_parameter_count(d_model, num_heads, d_ff, decoder=False):
+    """The number of trainable numbers (weights and biases) of EncoderLayer(d_model, num_heads,
+    d_ff) or, with decoder=True, of the decoder layer of the same sizes, as a formula. A number."""
+    projections = 4 * (d_model * d_model + d_model)      # W_Q, W_K, W_V, W_O: the heads split d_model
+    network = (d_model * d_ff + d_ff) + (d_ff * d_model + d_model)   # W_1, b_1, W_2, b_2
+    norm = 2 * d_model                                    # a scale and a shift per feature
+    warnings.warn("my note: check the norms' shifts")
+    if decoder:                                           # a second attention and a third norm
+        return 2 * projections + network + 3 * norm
+    return projections + network + 2 * norm
+
+
+def measured_parameter_count(layer):
+    """The number of trainable numbers that a built layer holds. A number."""
+    warnings.warn("my note: frozen?")
+    return sum(p.numel() for p in layer.parameters() if p.requires_grad)
