@@ -30,8 +30,14 @@ def definitions(path):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_asked_name_is_a_stand_in(cache, assignment):
+    """... and each withheld one (chapter 6's batched beam_search, which its one-source beam
+    search part could wrap)."""
     hidden, kept = hide.hidden_names(manifest.MANIFEST, assignment)
     assert hidden, f"{assignment}: course.toml asks for nothing"
+    chapter = next(c for c in manifest.chapters() if assignment in c.assignments)
+    framework = hide.framework_of(assignment)
+    expected = set(chapter.asked.get(framework, ())) | set(chapter.withheld.get(framework, ()))
+    assert {f"{module}.{name}" for module, names in hidden.items() for name in names} == expected
     copy = hide.grading_package(manifest.MANIFEST, assignment)
     assert copy.parent.parent == cache / "grading-packages"
     for module, names in hidden.items():

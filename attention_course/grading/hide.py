@@ -57,13 +57,13 @@ def chapter_of(manifest: Path, assignment: str) -> dict | None:
 
 def hidden_names(manifest: Path, assignment: str) -> tuple[dict, dict]:
     """({module: [names hidden]}, {module: [names kept under a private name]}) of an
-    assignment, from the manifest's `asked` and `kept` tables."""
+    assignment, from the manifest's `asked` and `withheld` tables (hidden) and `kept`."""
     chapter = chapter_of(manifest, assignment) or {}
     framework = framework_of(assignment)
     tables = []
-    for key in ("asked", "kept"):
+    for keys in (("asked", "withheld"), ("kept",)):
         by_module: dict[str, list[str]] = {}
-        for dotted in chapter.get(key, {}).get(framework, []):
+        for dotted in (d for key in keys for d in chapter.get(key, {}).get(framework, [])):
             module, name = dotted.split(".")
             by_module.setdefault(module, []).append(name)
         tables.append(by_module)

@@ -42,6 +42,10 @@ class Chapter:
     # (hidden from the grading sandbox), and those of them it keeps under a private name there
     asked: dict = dataclasses.field(default_factory=dict)
     kept: dict = dataclasses.field(default_factory=dict)
+    # {framework: ("module.name", ...)}: the chapter's versions of what a part asks under another
+    # name or signature (chapter 6's batched beam_search beside the assignment's one-source one):
+    # hidden from the grading sandbox like the asked names, not checked by the own-work cell
+    withheld: dict = dataclasses.field(default_factory=dict)
     # the part that asks for what the chapter does not show: {"cells": (grade ids of its answer
     # cells, the same in every framework), "copies": {framework: {name: "module.name"}}}, where
     # `copies` names, for each name the part asks for, the chapter's nearest component, which a
@@ -66,7 +70,7 @@ class Chapter:
 def chapters(path: Path = MANIFEST) -> list[Chapter]:
     entries = tomllib.loads(path.read_text(encoding="utf-8"))["chapters"]
     listed = ("papers", "modules", "frameworks")
-    tables = ("asked", "kept")
+    tables = ("asked", "kept", "withheld")
     return [Chapter(**{**entry, **{key: tuple(entry[key]) for key in listed if key in entry},
                        **{key: {fw: tuple(names) for fw, names in entry[key].items()}
                           for key in tables if key in entry},
@@ -154,15 +158,17 @@ def top_level_names(module: str) -> set[str] | None:
 
 
 def asked_problems(chapter: Chapter) -> list[str]:
-    """How a chapter's `asked` and `kept` tables are wrong: an unknown framework, a module that
-    does not define a listed name, a kept name that is not asked."""
+    """How a chapter's `asked`, `kept` and `withheld` tables are wrong: an unknown framework, a
+    module that does not define a listed name, a kept name that is not asked, a withheld name that
+    is."""
     problems = []
     where = f"course.toml, chapter {chapter.number}"
-    for key, table in (("asked", chapter.asked), ("kept", chapter.kept)):
+    tables = (("asked", chapter.asked), ("kept", chapter.kept), ("withheld", chapter.withheld))
+    for key, table in tables:
         if set(table) - set(chapter.frameworks):
             problems.append(f"{where}: `{key}` lists {sorted(table)}, "
                             f"its assignments are in {sorted(chapter.frameworks)}")
-    for key, table in (("asked", chapter.asked), ("kept", chapter.kept)):
+    for key, table in tables:
         for framework, dotted_names in table.items():
             for dotted in dotted_names:
                 module, _, name = dotted.partition(".")
@@ -173,6 +179,9 @@ def asked_problems(chapter: Chapter) -> list[str]:
             extra = set(dotted_names) - set(chapter.asked.get(framework, ()))
             if key == "kept" and extra:
                 problems.append(f"{where}: kept {sorted(extra)} are not asked ({framework})")
+            if key == "withheld" and not extra == set(dotted_names):
+                problems.append(f"{where}: withheld {sorted(set(dotted_names) - extra)} are "
+                                f"asked already ({framework})")
     return problems
 
 
