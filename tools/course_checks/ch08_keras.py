@@ -14,6 +14,8 @@ from .ch08 import CAUSAL_CASES, LIBRARY_CASES, TOP_K_CASES, TOP_P_CASES  # noqa:
 from . import ch08_measure
 from .ch08_measure import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
 from .ch08_measure import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
+from . import ch08_window
+from .ch08_window import WINDOW_CASES  # noqa: F401 (part 5's cases)
 from .keras_reference import to_numpy
 
 
@@ -43,9 +45,10 @@ def call_layer(what, layer, *args):
     return result
 
 
-def known_layer(layer_class, d_model, num_heads, seed):
-    """The student's layer, built by a first call, with known weights."""
-    made = layer_class(d_model, num_heads)
+def known_layer(layer_class, d_model, num_heads, seed, *more):
+    """The student's layer, built by a first call, with known weights (`more`: the constructor's
+    further arguments)."""
+    made = layer_class(d_model, num_heads, *more)
     call_layer(f"d_model={d_model}, h={num_heads}", made, np.zeros((1, 2, d_model), "float32"))   # builds it
     draw = np.random.default_rng(seed)
     for name in ("query", "key", "value", "output_projection"):
@@ -58,6 +61,42 @@ def known_layer(layer_class, d_model, num_heads, seed):
 def arrays(*tensors):
     """The tensors as NumPy arrays."""
     return [to_numpy(tensor) for tensor in tensors]
+
+
+# ---------------------------------------------------------------- part 5, the variation
+def window_maker(layer_class):
+    """make(what, d_model, h, window, seed) for ch08_window's checks: the student's
+    SlidingWindowAttention(d_model, h, window), built, with known weights, and those weights as
+    NumPy {name: (W, b)} for x @ W + b; it returns call(x, cache) -> NumPy (output, weights, k, v)
+    and the cache to pass on."""
+    def make(what, d_model, num_heads, window, seed):
+        try:
+            layer = known_layer(layer_class, d_model, num_heads, seed, window)
+        except AssertionError:
+            raise
+        except Exception as error:
+            raise AssertionError(f"{what}: SlidingWindowAttention(d_model, num_heads, window) raised "
+                                 f"{type(error).__name__}: {error}") from None
+        weights = {name: tuple(arrays(getattr(layer, name).kernel, getattr(layer, name).bias))
+                   for name in ("query", "key", "value", "output_projection")}
+
+        def call(x, cache):
+            out, attention, (k, v) = call_layer(what, layer, x, cache)
+            return (*arrays(out, attention, k, v), (k, v))
+        return call, weights
+    return make
+
+
+def window_against_reference(layer_class, *case):
+    """ch08_window.window_against_reference, warnings ignored; the observation."""
+    with ch08.warnings_ignored():
+        return ch08_window.window_against_reference(window_maker(layer_class), *case)
+
+
+def rolling_cache(layer_class):
+    """ch08_window.rolling_cache, warnings ignored; the observations."""
+    with ch08.warnings_ignored():
+        return ch08_window.rolling_cache(window_maker(layer_class))
 
 
 def library_attention(layer, num_heads, x):
