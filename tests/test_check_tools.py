@@ -1,5 +1,6 @@
 """The checks of `make check` catch what they are for: code written twice, a stale or wrong
-course table (course.toml). (`make check` itself runs them on the course before the tests.)"""
+course table (course.toml), a variation part that copies its chapter. (`make check` itself runs
+them on the course before the tests.)"""
 from __future__ import annotations
 
 import dataclasses
@@ -7,7 +8,8 @@ import textwrap
 
 import nbformat
 
-from course_tools import duplicates, manifest
+from course_tools import duplicates, manifest, variation_guard
+from harness import copiers
 
 HELPER = textwrap.dedent('''\
     def reference_attention(q, k, v, mask=None):
@@ -80,3 +82,16 @@ def test_a_renamed_chapter_makes_the_tables_stale():
              if path.read_text(encoding="utf-8") != content]
     assert sorted(stale) == ["README.md", "assignments.md", "intro.md"]
     assert "A new title" in manifest.intro_table(renamed)
+
+
+def test_a_variation_that_pastes_the_chapter_is_caught():
+    """The guard's measure: each variation's solution stays under the limit, and the chapter's
+    nearest component (what a copier pastes for it) is far above it."""
+    measured = variation_guard.scores()
+    assert measured and all(share <= variation_guard.LIMIT for share in measured.values()), measured
+    for chapter in manifest.chapters():
+        assignment = chapter.assignments[-1]
+        framework = chapter.frameworks[-1]
+        for dotted in chapter.variation["copies"][framework].values():
+            pasted = variation_guard.share_in_chapter(assignment, copiers.component_code(dotted))
+            assert pasted > variation_guard.LIMIT, (assignment, dotted, pasted)

@@ -7,7 +7,7 @@ known-wrong submission (declared in its chapter's folder: tests/chapters/chNN_<n
 and wrong/, built in the test's temporary folder) gets exactly its partial score, cell by cell;
 each autograde takes under a minute; the feedback shows scores and messages but no hidden-test
 code; `nbgrader export` writes the totals; student-edited notebooks (tests/student_edits.py) keep
-their scores. The hostile and broken submissions are graded in one batch per assignment by
+their scores (graded for one framework per chapter: `edited_framework`). The hostile and broken submissions are graded in one batch per assignment by
 tests/test_grading_hostile.py.
 
 Adding an assignment means: its chapter's entry in course.toml, its Wrong declarations in
@@ -24,7 +24,7 @@ import pytest
 from course_tools import manifest
 from harness.course import ASSIGNMENTS
 from harness.feedback import visible_text
-from harness.round_trip import GradingRoundTrip
+from harness.round_trip import GradingRoundTrip, StudentEditsRoundTrip
 
 # Every assignment and its full marks (course.toml; the solution must get exactly this).
 ASSIGNMENT_MARKS = manifest.assignment_marks()
@@ -57,8 +57,8 @@ ISSUE_11_EDITS = {
 NAMED_EDITS = {"03-self-attention-pytorch": ISSUE_11_EDITS}
 
 
-class _DeclaredRoundTrip(GradingRoundTrip):
-    """GradingRoundTrip plus the declared full marks."""
+class _FullMarks:
+    """The declared full marks."""
 
     full_marks: int
 
@@ -66,7 +66,15 @@ class _DeclaredRoundTrip(GradingRoundTrip):
         assert sum(graded.course.max_scores(self.assignment).values()) == self.full_marks
 
 
-class _NamedEditsRoundTrip(_DeclaredRoundTrip):
+class _DeclaredRoundTrip(_FullMarks, GradingRoundTrip):
+    """GradingRoundTrip plus the declared full marks."""
+
+
+class _EditedRoundTrip(_FullMarks, StudentEditsRoundTrip):
+    """... plus the student-edited notebooks."""
+
+
+class _NamedEditsRoundTrip(_EditedRoundTrip):
     """... plus the named edits, each of which must keep full marks and say what was repaired."""
 
     def test_named_edits_keep_full_marks_with_a_note(self, edited):
@@ -79,11 +87,25 @@ class _NamedEditsRoundTrip(_DeclaredRoundTrip):
             assert "could not be read" not in text
 
 
+def edited_framework(chapter: manifest.Chapter) -> str:
+    """The framework whose assignment of a chapter grades the student-edited notebooks: PyTorch
+    for the odd chapters, Keras for the even ones (both kernels get edited notebooks, and each
+    chapter's edits are graded once: its two assignments have the same cells)."""
+    wanted = "pytorch" if chapter.number % 2 else "keras"
+    return wanted if wanted in chapter.frameworks else chapter.frameworks[0]
+
+
+EDITED = {f"{chapter.assignment}-{edited_framework(chapter)}" for chapter in manifest.chapters()}
+
+
 def _round_trip_class(assignment: str, full_marks: int) -> type:
     """The test class TestGrading_<assignment> of one assignment."""
     name = "TestGrading_" + assignment.replace("-", "_")
     named = NAMED_EDITS.get(assignment, {})
-    return type(name, (_NamedEditsRoundTrip if named else _DeclaredRoundTrip,), {
+    assert not named or assignment in EDITED, f"{assignment}: named edits, but no edited notebooks"
+    base = (_NamedEditsRoundTrip if named else _EditedRoundTrip if assignment in EDITED
+            else _DeclaredRoundTrip)
+    return type(name, (base,), {
         "assignment": assignment,
         "full_marks": full_marks,
         "named_edits": named,

@@ -30,6 +30,9 @@ modules = []
 assignment = "09-dummy"
 marks = 3
 frameworks = ["pytorch"]
+
+[chapters.variation]
+cells = ["double"]
 """
 ANSWER = '''def double(x):
     """Twice x."""

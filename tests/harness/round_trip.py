@@ -5,8 +5,9 @@ reproduces the committed exercises/; the solution autogrades to full marks and t
 exercise to zero; every known-wrong submission of the assignment (declared in its chapter's
 folder, tests/chapters/chNN_<name>/, built by harness/submissions.py) gets exactly its partial
 score, cell by cell; each autograde takes under a minute; the feedback shows scores and messages
-but no hidden-test code; `nbgrader export` writes the totals; zip_collect files an LMS download;
-student-edited notebooks (harness/edits.py) keep their scores.
+but no hidden-test code; `nbgrader export` writes the totals; zip_collect files an LMS download.
+`StudentEditsRoundTrip` adds the student-edited notebooks (harness/edits.py), which must keep
+their scores.
 """
 from __future__ import annotations
 
@@ -42,9 +43,6 @@ class GradingRoundTrip:
     """
 
     assignment: str
-    # Named student edits (regression cases): {"edited-<name>": (function(notebook) -> notebook,
-    # base kind)}, autograded with the random edited variants.
-    named_edits: dict = {}
 
     @classmethod
     def source_notebook(cls) -> Path:
@@ -126,9 +124,10 @@ class GradingRoundTrip:
         expected = {**maximum, **{name: float(score) for name, score in wrong.scores.items()}}
         assert graded.course.scores(self.assignment, wrong.student) == expected, wrong.why
 
-    def test_importing_the_course_earns_nothing(self, graded):
-        """The generated importer (harness/importers.py): 0 on every part it imported from the
-        course's package, full marks on the others."""
+    def test_importing_or_pasting_the_course_earns_nothing(self, graded):
+        """The generated copier (harness/importers.py, copiers.py): 0 on every part it imported
+        from the course's package or, for the variation, pasted from the chapter; full marks on
+        the others."""
         notebook, imported = importers.importer_submission(self.assignment)
         maximum = graded.course.max_scores(self.assignment)
         expected = importers.expected_scores(notebook, imported, maximum)
@@ -202,7 +201,17 @@ class GradingRoundTrip:
         assert collected == sorted(f"{student}/{self.assignment}/{self.assignment}.ipynb"
                                    for student in names.values() if student)
 
-    # ------------------------------------------------------------ (g) student-edited notebooks (issue 11)
+
+class StudentEditsRoundTrip(GradingRoundTrip):
+    """... plus (g) the student-edited notebooks (issue 11): the solved, blank and partially right
+    notebooks after one drawn sequence of edits (harness/edits.py), and any named edits, graded
+    in the same course copy. tests/test_grading.py gives it to one framework's assignment per
+    chapter (the two have the same cells: tests/test_assignment_twins.py)."""
+
+    # Named student edits (regression cases): {"edited-<name>": (function(notebook) -> notebook,
+    # base kind)}, autograded with the random edited variants.
+    named_edits: dict = {}
+
     @pytest.fixture(scope="class")
     @classmethod
     def edited(cls, graded):

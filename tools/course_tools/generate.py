@@ -14,7 +14,8 @@ In order, each reading what the ones before it wrote:
 6. ``nbgrader generate_assignment``  exercises/<assignment>/ from solutions/<assignment>/ (in a
    temporary copy for ``--check``, so that the gradebook of the repository is not touched)
 
-``--check`` also runs ``course_tools.duplicates`` (code written twice). Not generated here, because
+``--check`` also runs ``course_tools.duplicates`` (code written twice) and
+``course_tools.variation_guard`` (no assignment's variation part is the chapter's code). Not generated here, because
 they come out of a test run: book/timings.md (``make timings``) and the chapters' outputs.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import ROOT, duplicates, export, manifest, requirements, split
+from . import ROOT, duplicates, export, manifest, requirements, split, variation_guard
 
 FIGURES = ROOT / "book" / "figures"
 RELEASE_FILES = ("nbgrader_config.py", "solutions")
@@ -114,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = [name for name, step in STEPS if not step(args.check)]
     if args.check and duplicates.main([]) != 0:
         failed.append("duplicates")
+    if args.check and variation_guard.main([]) != 0:
+        failed.append("variations")
     if args.check:
         print("stale or failing: " + ", ".join(failed) if failed else "everything generated is up to date")
     return 1 if args.check and failed else 0
