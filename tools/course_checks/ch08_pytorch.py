@@ -212,16 +212,8 @@ def window_maker(layer_class):
     return make
 
 
-def window_against_reference(layer_class, *case):
-    """ch08_window.window_against_reference, warnings ignored; the observation."""
-    with ch08.warnings_ignored():
-        return ch08_window.window_against_reference(window_maker(layer_class), *case)
-
-
-def rolling_cache(layer_class):
-    """ch08_window.rolling_cache, warnings ignored; the observations."""
-    with ch08.warnings_ignored():
-        return ch08_window.rolling_cache(window_maker(layer_class))
+# The cells' checks: window_against_reference(layer_class, *case) and rolling_cache(layer_class).
+window_against_reference, rolling_cache = ch08_window.checks_for(window_maker)
 
 
 # ---------------------------------------------------------------- part 2

@@ -11,6 +11,7 @@ fails every check: each sequence is longer than its window plus one, and its cac
 import numpy as np
 
 from . import reference
+from .ch08 import warnings_ignored
 
 # Known weights in the student's layer against the NumPy reference with a banded causal mask;
 # a window of 1 and a window as long as the sequence (plain causal attention) among them.
@@ -129,3 +130,17 @@ def rolling_cache(make):
                          "keep the keys and values of the last window positions, oldest first")
         observations.append((f"rolling cache, {how}", [out, attention, k, v]))
     return observations
+
+
+def checks_for(window_maker):
+    """The cells' two checks for a framework whose window_maker(layer_class) gives the `make` above:
+    window_against_reference(layer_class, *case) and rolling_cache(layer_class), warnings ignored
+    (a warning is no failure)."""
+    def against_reference(layer_class, *case):
+        with warnings_ignored():
+            return window_against_reference(window_maker(layer_class), *case)
+
+    def rolling(layer_class):
+        with warnings_ignored():
+            return rolling_cache(window_maker(layer_class))
+    return against_reference, rolling
