@@ -14,6 +14,8 @@ from .ch08 import CAUSAL_CASES, LIBRARY_CASES, TOP_K_CASES, TOP_P_CASES  # noqa:
 from . import ch08_measure
 from .ch08_measure import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
 from .ch08_measure import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
+from . import ch08_window
+from .ch08_window import WINDOW_CASES  # noqa: F401 (part 5's cases)
 from .keras_reference import to_numpy
 
 
@@ -43,9 +45,10 @@ def call_layer(what, layer, *args):
     return result
 
 
-def known_layer(layer_class, d_model, num_heads, seed):
-    """The student's layer, built by a first call, with known weights."""
-    made = layer_class(d_model, num_heads)
+def known_layer(layer_class, d_model, num_heads, seed, *more):
+    """The student's layer, built by a first call, with known weights (`more`: the constructor's
+    further arguments)."""
+    made = layer_class(d_model, num_heads, *more)
     call_layer(f"d_model={d_model}, h={num_heads}", made, np.zeros((1, 2, d_model), "float32"))   # builds it
     draw = np.random.default_rng(seed)
     for name in ("query", "key", "value", "output_projection"):
@@ -58,6 +61,34 @@ def known_layer(layer_class, d_model, num_heads, seed):
 def arrays(*tensors):
     """The tensors as NumPy arrays."""
     return [to_numpy(tensor) for tensor in tensors]
+
+
+# ---------------------------------------------------------------- part 5, the variation
+def window_maker(layer_class):
+    """make(what, d_model, h, window, seed) for ch08_window's checks: the student's
+    SlidingWindowAttention(d_model, h, window), built, with known weights, and those weights as
+    NumPy {name: (W, b)} for x @ W + b; it returns call(x, cache) -> NumPy (output, weights, k, v)
+    and the cache to pass on."""
+    def make(what, d_model, num_heads, window, seed):
+        try:
+            layer = known_layer(layer_class, d_model, num_heads, seed, window)
+        except AssertionError:
+            raise
+        except Exception as error:
+            raise AssertionError(f"{what}: SlidingWindowAttention(d_model, num_heads, window) raised "
+                                 f"{type(error).__name__}: {error}") from None
+        weights = {name: tuple(arrays(getattr(layer, name).kernel, getattr(layer, name).bias))
+                   for name in ("query", "key", "value", "output_projection")}
+
+        def call(x, cache):
+            out, attention, (k, v) = call_layer(what, layer, x, cache)
+            return (*arrays(out, attention, k, v), (k, v))
+        return call, weights
+    return make
+
+
+# The cells' checks: window_against_reference(layer_class, *case) and rolling_cache(layer_class).
+window_against_reference, rolling_cache = ch08_window.checks_for(window_maker)
 
 
 def library_attention(layer, num_heads, x):
@@ -259,12 +290,20 @@ def sampling_draws(sample_next, namespace):
 
 
 # ---------------------------------------------------------------- part 4
+_SMALL_GPT2 = {}
+
+
 def small_gpt2(seed):
-    """The course's GPT-2, small, with logits larger than at initialisation."""
-    keras.utils.set_random_seed(seed)
-    built = keras_gpt2.GPT2(vocab_size=60, max_len=40, d_model=16, num_heads=2, num_layers=1, dropout=0.0)
-    built.tokens.embeddings.assign(built.tokens.embeddings * 25)
-    return built
+    """The course's GPT-2, small, with logits larger than at initialisation; built once per seed
+    in a kernel: both hidden tests of part 4 use it (the calls test records shapes only), since
+    building a Keras GPT-2 (it traces itself) takes longer than the generation it serves."""
+    if seed not in _SMALL_GPT2:
+        keras.utils.set_random_seed(seed)
+        built = keras_gpt2.GPT2(vocab_size=60, max_len=40, d_model=16, num_heads=2, num_layers=1,
+                                dropout=0.0)
+        built.tokens.embeddings.assign(built.tokens.embeddings * 25)
+        _SMALL_GPT2[seed] = built
+    return _SMALL_GPT2[seed]
 
 
 def reference_tokens(model, prompt, count, temperature=1.0, top_k=None, top_p=None, seed=0):
@@ -298,7 +337,8 @@ def model_calls(generate, namespace):
     reference sample_next and filters in the kernel's namespace; the observations."""
     parts = reference_parts("top_k_filter", "top_p_filter", "sample_next")
     with ch08.references_in(namespace, parts), ch08.warnings_ignored():
-        cached_calls, full_calls = ch08.recorded_calls(generate, small_gpt2(ch08.CALLS_SEED), shape_of)
+        cached_calls, full_calls = ch08.recorded_calls(generate, small_gpt2(ch08.GENERATE_SEED),
+                                                       shape_of)
     return ch08.calls_verdict(cached_calls, full_calls)
 
 

@@ -14,6 +14,8 @@ from .ch08 import CAUSAL_CASES, LIBRARY_CASES, TOP_K_CASES, TOP_P_CASES  # noqa:
 from . import ch08_measure
 from .ch08_measure import CACHE_MEASUREMENT_CASES, CACHE_SIZE_CASES  # noqa: F401 (part 5's cases)
 from .ch08_measure import cache_size_prediction  # noqa: F401 (framework-free, called by the cells)
+from . import ch08_window
+from .ch08_window import WINDOW_CASES  # noqa: F401 (part 5's cases)
 from .reference import quietly
 
 
@@ -30,9 +32,10 @@ def graded_cell(namespace, *names):
 
 
 # ---------------------------------------------------------------- part 1
-def known_layer(layer_class, d_model, num_heads, seed):
-    """The student's layer with known weights, in evaluation mode."""
-    made = layer_class(d_model, num_heads)
+def known_layer(layer_class, d_model, num_heads, seed, *more):
+    """The student's layer with known weights, in evaluation mode (`more`: the constructor's
+    further arguments)."""
+    made = layer_class(d_model, num_heads, *more)
     draw = np.random.default_rng(seed)
     with torch.no_grad():
         for name in ("query", "key", "value", "output_projection"):
@@ -184,6 +187,33 @@ def cache_against_one_call(layer_class):
             full_call = (full, full_weights, full_k, full_v)
             observations.append(cached_calls_match(mine, x, full_call, how, pieces))
     return observations
+
+
+# ---------------------------------------------------------------- part 5, the variation
+def window_maker(layer_class):
+    """make(what, d_model, h, window, seed) for ch08_window's checks: the student's
+    SlidingWindowAttention(d_model, h, window) with known weights, and those weights as NumPy
+    {name: (W, b)} for x @ W + b; it returns call(x, cache) -> NumPy (output, weights, k, v) and the
+    cache to pass on."""
+    def make(what, d_model, num_heads, window, seed):
+        try:
+            layer = known_layer(layer_class, d_model, num_heads, seed, window)
+        except Exception as error:
+            raise AssertionError(f"{what}: SlidingWindowAttention(d_model, num_heads, window) raised "
+                                 f"{type(error).__name__}: {error}") from None
+        weights = {name: (getattr(layer, name).weight.detach().numpy().T,
+                          getattr(layer, name).bias.detach().numpy())
+                   for name in ("query", "key", "value", "output_projection")}
+
+        def call(x, cache):
+            out, attention, (k, v) = call_layer(what, layer, torch.from_numpy(x), cache)
+            return out.numpy(), attention.numpy(), k.numpy(), v.numpy(), (k, v)
+        return call, weights
+    return make
+
+
+# The cells' checks: window_against_reference(layer_class, *case) and rolling_cache(layer_class).
+window_against_reference, rolling_cache = ch08_window.checks_for(window_maker)
 
 
 # ---------------------------------------------------------------- part 2

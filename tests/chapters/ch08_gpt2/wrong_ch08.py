@@ -6,20 +6,24 @@ in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/de
 describes both; tests/test_grading.py grades them.
 
 Every score below was verified by autograding both frameworks: it is what nbgrader
-gave. Points per part (16): part 1 5 (visible 1, library 2, causal 1, cache 1), part 2 3
-(visible 1, top-k 1, top-p 1), part 3 2 (visible 1, distributions 1), part 4 3 (visible 1,
-tokens 1, calls 1), part 5 3 (visible 1, prediction 1, measurement 1); issue 34, item 2 moved
-one point each from part 1's cache test, part 3's distributions and part 4's tokens to part 5.
+gave. Points per part (16): part 1 3 (visible 1, library and causality 1, cache 1), part 2 2
+(visible 1, both filters 1), part 3 2 (visible 1, distributions 1), part 4 3 (visible 1, tokens
+1, calls 1), part 5, the variation, 3 (visible 1, banded reference 1, rolling cache 1), part 6 3
+(visible 1, prediction 1, measurement 1). Issue 34, item 2 moved one point each from part 1's
+cache test, part 3's distributions and part 4's tokens to part 6 (then part 5); item 1 moved one
+point from part 1's library test, part 1's causality test (now in the library test's cell) and
+part 2's top-p test (now in one cell with top-k) to the sliding-window variation, part 5.
 """
 from harness.declarations import Wrong
 
 # The course-importer students (issue 34): every test of the parts that import the course's own
 # code scores 0, with the sandbox's stand-in message (attention_course/grading/hide.py).
 PARTS_1_TO_4_LOST = {name: 0 for name in (
-    "test_attention_visible", "test_attention_reference_hidden", "test_attention_causal_hidden",
-    "test_attention_cache_hidden", "test_filters_visible", "test_top_k_hidden",
-    "test_top_p_hidden", "test_sampling_visible", "test_sampling_hidden",
+    "test_attention_visible", "test_attention_reference_hidden", "test_attention_cache_hidden",
+    "test_filters_visible", "test_filters_hidden", "test_sampling_visible", "test_sampling_hidden",
     "test_generate_visible", "test_generate_tokens_hidden", "test_generate_calls_hidden")}
+WINDOW_LOST = {name: 0 for name in (
+    "test_window_visible", "test_window_reference_hidden", "test_window_cache_hidden")}
 STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
 
 WRONG = [
@@ -32,14 +36,14 @@ WRONG = [
           message="may attend to the cached positions and to the new ones up to itself"),
     Wrong("mask_off_by_one",
           {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
-           "test_attention_causal_hidden": 0, "test_attention_cache_hidden": 0},
+           "test_attention_cache_hidden": 0},
           "every position also sees the next one: weights on a later position (visible), unlike the "
           "library's causal layer and GPT-2, a later input changes an earlier output, and the full call "
           "differs from the cached steps (whose one new position has no next one to see); parts 2 to 4 "
           "are right",
           message="position i should give no weight to a later position j > i"),
     Wrong("top_p_one_too_few",
-          {"test_filters_visible": 0, "test_top_p_hidden": 0},
+          {"test_filters_visible": 0, "test_filters_hidden": 0},
           "top-p drops the token whose probability takes the cumulative sum past p, so the set kept "
           "stays below p (and is empty when the most probable token alone holds more than p): the "
           "hand-worked cases and the hidden sets show it; top-k is right, and parts 3 and 4 use "
@@ -66,16 +70,33 @@ WRONG = [
           PARTS_1_TO_4_LOST,
           "Parts 1 to 4 import the course's CausalSelfAttention, filters, sample_next and "
           "generate: the sandbox's stand-ins raise, every test of those parts scores 0 (before the "
-          "stand-ins: 15 of 16); part 5, which the course does not hold, is the solution's and "
-          "keeps its 3: 3.",
+          "stand-ins: 15 of 16); parts 5 and 6, which the course does not hold, are the "
+          "solution's and keep their 6: 6.",
           message=STAND_IN_MESSAGE),
     Wrong("course_importer_gpt2_evasive",
           PARTS_1_TO_4_LOST,
           "The same through a subclass with only pass, the module's .py file read from disk and "
           "exec-ed, sys.modules after a computed __import__, and exec of inspect.getsource "
-          "(before the stand-ins: 15 of 16): parts 1 to 4 score 0; part 5 keeps its 3: 3.",
+          "(before the stand-ins: 15 of 16): parts 1 to 4 score 0; parts 5 and 6 keep their 6: 6.",
           message=STAND_IN_MESSAGE),
-    # Part 5: predict, then measure, the size of the key-value cache.
+    # Part 5, the variation (issue 34): a sliding window with a rolling cache. (The chapter's
+    # CausalSelfAttention pasted as SlidingWindowAttention is the round trip's generated copier,
+    # harness/copiers.py: its constructor takes no window, so every test of the part raises.)
+    Wrong("window_cache_never_dropped",
+          WINDOW_LOST,
+          "The band is right but the cache keeps every position, (B, h, P + L, d_k), instead of the "
+          "last window ones: the visible test's cache is (2, 2, 7, 4), not (2, 2, 3, 4), the "
+          "reference's cases check the cache's shape, and the rolling cache grows past the window: "
+          "0 of 3, 13.",
+          message="the cache should keep the keys and values of the last 3 positions only"),
+    Wrong("window_offset_forgotten",
+          {"test_window_cache_hidden": 0},
+          "The mask counts the new inputs from key 0 instead of from key P (the P cached positions "
+          "forgotten): right without a cache (visible shapes and window, the reference on whole "
+          "sequences), but after a cache the new position sees the oldest cached keys instead of the "
+          "latest: the rolling-cache test fails (0 of 1), 15.",
+          message="the cache holds the last positions before the new ones, not position 0"),
+    # Part 6: predict, then measure, the size of the key-value cache.
     Wrong("typed_in_cache_prediction",
           {"test_cache_size_prediction_hidden": 0},
           "The prediction typed in as the number for the visible test's model (2 layers, "
