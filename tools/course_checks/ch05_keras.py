@@ -11,7 +11,7 @@ from . import ch05, ch05_alibi, ch05_measure, keras_reference, reference
 from .ch05 import (EMBEDDING_CASES, ROPE_CASES, SINUSOIDAL_CASES,  # noqa: F401 (the cells' case tables)
                    SINUSOIDAL_LAYER_CASES, swap_in)
 from .ch05_alibi import ATTENTION_CASES, BIAS_CASES, SLOPE_HEADS  # noqa: F401
-from .ch05_measure import DISTANCE_CASES, MEASUREMENT_CASES  # noqa: F401
+from .ch05_measure import DISTANCE_CASES, MEASUREMENT_CASES, distance_prediction  # noqa: F401
 
 
 # ---------------------------------------------------------------- part 1: sinusoidal_encoding
@@ -180,21 +180,11 @@ def alibi_attention_against_reference(alibi_attention, namespace, shape, seed):
 
 
 # ---------------------------------------------------------------- part 6: predict, then measure
-def distance_prediction(predicted_encoding_distance, k, d_model):
-    """predicted_encoding_distance(k, d_model) is |PE(p + k) - PE(p)|^2. Returns the observation."""
-    return ch05_measure.distance_prediction(predicted_encoding_distance, k, d_model, reference.quietly)
-
-
 def distance_measurement(measured_encoding_distance, which, k, d_model, positions):
     """measured_encoding_distance(encoding, k, d_model, positions), given the sinusoidal or a
-    learned table, returns the squared distances of that table's rows. Returns the observation."""
-    calls = []
-
-    def encoding(n_pos, width):
-        calls.append((int(n_pos), int(width)))
-        return ops.convert_to_tensor(ch05_measure.table(which, int(n_pos), int(width)))
-
+    learned table as Keras tensors, returns the squared distances of that table's rows. Returns
+    the observation."""
+    encoding, calls = ch05_measure.recording_encoding(which, ops.convert_to_tensor)
     result = reference.quietly(measured_encoding_distance, encoding, k, d_model, list(positions))
-    if ops.is_tensor(result):
-        result = ops.convert_to_numpy(result)
-    return ch05_measure.assert_measurement(result, calls, which, k, d_model, positions)
+    measured = ops.convert_to_numpy(result) if ops.is_tensor(result) else result
+    return ch05_measure.assert_measurement(measured, calls, which, k, d_model, positions)

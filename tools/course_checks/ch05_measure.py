@@ -7,7 +7,7 @@ The chapter shows PE(p) . PE(p + k) = sum_i cos(k omega_i); the part asks for th
 """
 import numpy as np
 
-from . import ch05
+from . import ch05, reference
 from .ch03_measure import one_number
 
 # predicted_encoding_distance on hidden (k, d_model), d_model even: k = 0 (the distance is 0, the
@@ -29,12 +29,11 @@ def encoding_distance(k, d_model):
     return float(np.sum(4 * np.sin(k * omega / 2) ** 2))
 
 
-def distance_prediction(predict, k, d_model, call):
-    """predicted_encoding_distance(k, d_model) (called through `call`, which silences warnings)
-    against encoding_distance, within 1e-4 relative (float32 arithmetic passes). Returns the
-    observation."""
+def distance_prediction(predicted_encoding_distance, k, d_model):
+    """predicted_encoding_distance(k, d_model) (a number, in either framework) against
+    encoding_distance, within 1e-4 relative (float32 arithmetic passes). Returns the observation."""
     what = f"predicted_encoding_distance(k={k}, d_model={d_model})"
-    predicted = one_number(call(predict, k, d_model), what)
+    predicted = one_number(reference.quietly(predicted_encoding_distance, k, d_model), what)
     expected = encoding_distance(k, d_model)
     assert abs(predicted - expected) <= 1e-4 * max(1.0, expected), (
         f"{what} returned {predicted:.6g}, which is not |PE(p + k) - PE(p)|^2: expand the square "
@@ -53,6 +52,17 @@ def table(which, n_pos, d_model):
         f"{n_pos}: a table of max(positions) + k + 1 rows is enough")
     rows = np.random.default_rng(LEARNED_SEED).normal(size=(LEARNED_ROWS, d_model))
     return rows[:n_pos].astype("float32")
+
+
+def recording_encoding(which, to_tensor):
+    """(encoding, calls): the table function that the measurement is given, encoding(n_pos, width)
+    -> to_tensor(table(which, n_pos, width)), and the list of the (n_pos, width) it was called with."""
+    calls = []
+
+    def encoding(n_pos, width):
+        calls.append((int(n_pos), int(width)))
+        return to_tensor(table(which, int(n_pos), int(width)))
+    return encoding, calls
 
 
 def distances(rows, k, positions):
