@@ -26,7 +26,7 @@ EMBEDDING_CASES = ((7, 9, 5, 1, 9, 31), (50, 20, 8, 4, 1, 32), (3, 12, 6, 3, 11,
 # position, d_k = 2 without a batch axis, 200 positions.
 ROPE_CASES = (((2, 3, 5, 8), 41), ((4, 1, 6), 42), ((7, 2), 43), ((1, 200, 16), 44))
 ROPE_OFFSET_SEED = 51                 # part 4: the query and key of the relative-offset test
-POSITION_LAYER = (10, 6, 7)           # part 3: PositionEmbedding(max_len, d_model) on L positions
+POSITION_LAYER = (10, 6, 7, 3)        # part 3: PositionEmbedding(max_len, d_model) on L positions from start
 
 # What the line counter leaves out: the standard library and the installed packages.
 LIBRARIES = tuple(sorted({sysconfig.get_paths()[key]
@@ -173,19 +173,20 @@ def assert_embedding_output(got, numpy_of, tokens, positions, ids):
 
 def position_layer_inputs():
     """x (2, L, d_model) and a known table (max_len, d_model) for PositionEmbedding, float32."""
-    max_len, width, n_pos = POSITION_LAYER
+    max_len, width, n_pos, _ = POSITION_LAYER
     rng = np.random.default_rng(35)
     return (rng.normal(size=(2, n_pos, width)).astype("float32"),
             rng.normal(size=(max_len, width)).astype("float32"))
 
 
-def assert_position_layer_output(got, numpy_of, x, table):
-    """PositionEmbedding's output is x + table[:L], within 1e-6; numpy_of(got) is got as a NumPy
-    array (called only once the shape is right)."""
+def assert_position_layer_output(got, numpy_of, x, table, start):
+    """PositionEmbedding's output from `start` is x + table[start:start + L], within 1e-6;
+    numpy_of(got) is got as a NumPy array (called only once the shape is right)."""
     max_len, width = table.shape
-    assert tuple(got.shape) == x.shape and np.abs(numpy_of(got) - (x + table[:x.shape[1]])).max() < 1e-6, (
-        f"PositionEmbedding({max_len}, {width}) on x of shape {x.shape} should return x plus the first "
-        "L rows of its table, self.table")
+    expected = x + table[start:start + x.shape[1]]
+    assert tuple(got.shape) == x.shape and np.abs(numpy_of(got) - expected).max() < 1e-6, (
+        f"PositionEmbedding({max_len}, {width}) on x of shape {x.shape} with start={start} should "
+        "return x plus the rows start, ..., start + L - 1 of its table, self.table")
 
 
 def embedding_name(vocab_size, max_len, n_pos):

@@ -93,16 +93,16 @@ def embedding_with_known_weights(TokenAndPositionEmbedding, vocab_size, max_len,
 
 
 def position_embedding_adds_table(PositionEmbedding):
-    """PositionEmbedding(max_len, d_model) with a known table adds its first L rows to x (B, L,
-    d_model). Returns the observation."""
-    max_len, width, n_pos = ch05.POSITION_LAYER
+    """PositionEmbedding(max_len, d_model) with a known table, called with start, adds its rows
+    start .. start + L - 1 to x (B, L, d_model). Returns the observation."""
+    max_len, width, n_pos, start = ch05.POSITION_LAYER
     x, positions = ch05.position_layer_inputs()
     layer = PositionEmbedding(max_len, width)
     with torch.no_grad():
         layer.table.weight.copy_(torch.from_numpy(positions))
-        got = layer(torch.from_numpy(x))
-    ch05.assert_position_layer_output(got, numpy_of, x, positions)
-    return f"PositionEmbedding({max_len}, {width}) on L={n_pos}", got
+        got = layer(torch.from_numpy(x), start=start)
+    ch05.assert_position_layer_output(got, numpy_of, x, positions, start)
+    return f"PositionEmbedding({max_len}, {width}) on L={n_pos} from {start}", got
 
 
 def embedding_trainable_weights(TokenAndPositionEmbedding):

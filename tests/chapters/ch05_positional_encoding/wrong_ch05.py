@@ -39,6 +39,11 @@ WRONG = [
           "PositionEmbedding counts positions from 1: every output shifted by one row of the table, "
           "and L = max_len indexes past its end",
           message="out[b, p] should be tokens[ids[b, p]] + table[p]"),
+    Wrong("ignores_start",
+          {"test_token_and_position_visible": 0, "test_token_and_position_hidden": 0},
+          "PositionEmbedding takes start but always adds rows 0 .. L-1 (the chapter's layer): right "
+          "from position 0, wrong for the new tokens of a cached generation",
+          message="with start = 2 the tokens stand at positions 2, 3, 4"),
     Wrong("rope_halves",
           {"test_rope_visible": 0, "test_rope_hidden": 0},
           "keras-hub's convention (pairs (i, i + d_k/2)) instead of interleaved pairs: right for d_k = "

@@ -6,8 +6,9 @@ class PositionEmbedding(layers.Layer):
         super().__init__(**kwargs)
         self.table = layers.Embedding(max_len, d_model)           # (max_len, d_model)
 
-    def call(self, x):
-        rows = self.table(ops.arange(1, ops.shape(x)[1] + 1))     # (L, d_model): rows 0 .. L-1
+    def call(self, x, start=0):
+        where = ops.arange(start + 1, start + ops.shape(x)[1] + 1)  # start .. start + L - 1
+        rows = self.table(where)                                   # (L, d_model)
         return x + rows                                            # broadcast over the batch
 
 
@@ -19,6 +20,6 @@ class TokenAndPositionEmbedding(layers.Layer):
         self.tokens = layers.Embedding(vocab_size, embed_dim)      # (V, d_e)
         self.positions = PositionEmbedding(max_len, embed_dim)     # its table: (max_len, d_e)
 
-    def call(self, token_ids):
+    def call(self, token_ids, start=0):
         embedded = self.tokens(token_ids)                          # (B, L, d_e)
-        return self.positions(embedded)
+        return self.positions(embedded, start=start)

@@ -6,8 +6,8 @@ class PositionEmbedding(nn.Module):
         super().__init__()
         self.table = nn.Embedding(max_len, d_model)               # (max_len, d_model)
 
-    def forward(self, x):
-        rows = self.table.weight[1:x.shape[1] + 1]                 # (L, d_model): rows 0 .. L-1
+    def forward(self, x, start=0):
+        rows = self.table.weight[start + 1:start + x.shape[1] + 1]  # (L, d_model): start .. start + L - 1
         return x + rows                                            # broadcast over the batch
 
 
@@ -19,6 +19,6 @@ class TokenAndPositionEmbedding(nn.Module):
         self.tokens = nn.Embedding(vocab_size, embed_dim)          # (V, d_e)
         self.positions = PositionEmbedding(max_len, embed_dim)     # its table: (max_len, d_e)
 
-    def forward(self, token_ids):
+    def forward(self, token_ids, start=0):
         embedded = self.tokens(token_ids)                          # (B, L, d_e)
-        return self.positions(embedded)
+        return self.positions(embedded, start=start)
