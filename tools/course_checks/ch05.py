@@ -25,7 +25,8 @@ EMBEDDING_CASES = ((7, 9, 5, 1, 9, 31), (50, 20, 8, 4, 1, 32), (3, 12, 6, 3, 11,
 # Part 4, apply_rope against its definition: (shape (..., L, d_k), seed); a heads axis, one
 # position, d_k = 2 without a batch axis, 200 positions.
 ROPE_CASES = (((2, 3, 5, 8), 41), ((4, 1, 6), 42), ((7, 2), 43), ((1, 200, 16), 44))
-ROPE_SCORES_SEED = 51                 # part 5: the queries and keys of rope_scores' hidden test
+ROPE_OFFSET_SEED = 51                 # part 4: the query and key of the relative-offset test
+POSITION_LAYER = (10, 6, 7, 3)        # part 3: PositionEmbedding(max_len, d_model) on L positions from start
 
 # What the line counter leaves out: the standard library and the installed packages.
 LIBRARIES = tuple(sorted({sysconfig.get_paths()[key]
@@ -170,6 +171,24 @@ def assert_embedding_output(got, numpy_of, tokens, positions, ids):
         f"the output differs from tokens[ids] + positions[:L] by up to {err:.3g}")
 
 
+def position_layer_inputs():
+    """x (2, L, d_model) and a known table (max_len, d_model) for PositionEmbedding, float32."""
+    max_len, width, n_pos, _ = POSITION_LAYER
+    rng = np.random.default_rng(35)
+    return (rng.normal(size=(2, n_pos, width)).astype("float32"),
+            rng.normal(size=(max_len, width)).astype("float32"))
+
+
+def assert_position_layer_output(got, numpy_of, x, table, start):
+    """PositionEmbedding's output from `start` is x + table[start:start + L], within 1e-6;
+    numpy_of(got) is got as a NumPy array (called only once the shape is right)."""
+    max_len, width = table.shape
+    expected = x + table[start:start + x.shape[1]]
+    assert tuple(got.shape) == x.shape and np.abs(numpy_of(got) - expected).max() < 1e-6, (
+        f"PositionEmbedding({max_len}, {width}) on x of shape {x.shape} with start={start} should "
+        "return x plus the rows start, ..., start + L - 1 of its table, self.table")
+
+
 def embedding_name(vocab_size, max_len, n_pos):
     """The name under which an output of TokenAndPositionEmbedding is observed."""
     return f"TokenAndPositionEmbedding V={vocab_size} max_len={max_len} L={n_pos}"
@@ -198,7 +217,7 @@ def assert_token_table_reached(reached):
     assert reached, "the gradient should reach the token table"
 
 
-# ---------------------------------------------------------------- parts 4 and 5: RoPE
+# ---------------------------------------------------------------- part 4: RoPE
 def rope_by_definition(a):
     """RoPE by its definition, in float64: (..., L, d_k) -> (..., L, d_k)."""
     a = np.asarray(a, dtype=np.float64)
@@ -225,20 +244,10 @@ def assert_rope_matches_definition(rotated, x, shape):
         "pair (x_2i, x_2i+1) at position p (the second-to-last axis) turns by p * 10000^(-2i / d_k)")
 
 
-def rope_scores_inputs():
-    """Queries (3, 2, 6, 4) and keys (3, 2, 9, 4), then one query and one key (16,), float32."""
-    rng = np.random.default_rng(ROPE_SCORES_SEED)
-    q, k = rng.normal(size=(3, 2, 6, 4)).astype("float32"), rng.normal(size=(3, 2, 9, 4)).astype("float32")
-    one_q, one_k = rng.normal(size=(2, 16)).astype("float32")
-    return q, k, one_q, one_k
-
-
-def assert_scores_match_reference(got, numpy_of, q, k):
-    """rope_scores(q, k) (..., T, S) equals the rotated queries times the rotated keys / sqrt(d_k = 4),
-    within 1e-4; numpy_of(got) is got as a NumPy array (called only once the shape is right)."""
-    expected = rope_by_definition(q) @ np.swapaxes(rope_by_definition(k), -1, -2) / 2.0   # (3, 2, 6, 9)
-    assert tuple(got.shape) == (3, 2, 6, 9) and np.abs(numpy_of(got) - expected).max() < 1e-4, (
-        "rope_scores(q, k) should be apply_rope(q) @ apply_rope(k)^T / sqrt(d_k), shape (..., T, S)")
+def rope_offset_inputs():
+    """One query and one key (16,), float32."""
+    one_q, one_k = np.random.default_rng(ROPE_OFFSET_SEED).normal(size=(2, 16)).astype("float32")
+    return one_q, one_k
 
 
 def same_at_every_position(one):
@@ -251,6 +260,7 @@ def scores_depend_on_offset(scores):
     diagonal n - m, within 1e-4. Returns the observation."""
     drift = np.abs(scores[1:, 1:] - scores[:-1, :-1]).max()
     assert drift < 1e-4, (
-        "with the same query and key at every position, the scores should depend only on n - m; "
+        "with the same query and the same key at every position, the scores of the rotated vectors, "
+        "apply_rope(q) . apply_rope(k), should depend only on n - m; "
         f"along a diagonal they change by up to {drift:.3g}")
-    return "rope_scores depend only on n - m", bool(drift < 1e-4)
+    return "RoPE scores depend only on n - m", bool(drift < 1e-4)

@@ -7,9 +7,11 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from . import ch05, keras_reference
+from . import ch05, ch05_alibi, ch05_measure, keras_reference, reference
 from .ch05 import (EMBEDDING_CASES, ROPE_CASES, SINUSOIDAL_CASES,  # noqa: F401 (the cells' case tables)
                    SINUSOIDAL_LAYER_CASES, swap_in)
+from .ch05_alibi import ATTENTION_CASES, BIAS_CASES, SLOPE_HEADS  # noqa: F401
+from .ch05_measure import DISTANCE_CASES, MEASUREMENT_CASES, distance_prediction  # noqa: F401
 
 
 # ---------------------------------------------------------------- part 1: sinusoidal_encoding
@@ -61,20 +63,34 @@ def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, w
             (f"SinusoidalEncoding({max_len}, {width}) fixed weights", fixed)]
 
 
-# ---------------------------------------------------------------- part 3: TokenAndPositionEmbedding
+# ---------------------------------------------------------------- part 3: PositionEmbedding and TokenAndPositionEmbedding
 def embedding_with_known_weights(TokenAndPositionEmbedding, vocab_size, max_len, width, batch, n_pos, seed):
-    """Known tables loaded into TokenAndPositionEmbedding(vocab_size, max_len, width): the output for
-    ids (batch, n_pos) is tokens[ids] + positions[:L]. Returns the observation (a NumPy array)."""
+    """Known tables loaded into TokenAndPositionEmbedding(vocab_size, max_len, width), the positions'
+    into its PositionEmbedding's `table`: the output for ids (batch, n_pos) is tokens[ids] +
+    positions[:L]. Returns the observation (a NumPy array)."""
     rng = np.random.default_rng(seed)
     layer = TokenAndPositionEmbedding(vocab_size, max_len, width)
     ids = rng.integers(0, vocab_size, size=(batch, n_pos))   # (B, L)
     layer(ids)                                     # build, then load known weights
     tokens, positions = ch05.known_embedding_tables(rng, vocab_size, max_len, width)
     layer.tokens.embeddings.assign(tokens)
-    layer.positions.embeddings.assign(positions)
+    layer.positions.table.embeddings.assign(positions)
     got = ops.convert_to_numpy(layer(ids))
     ch05.assert_embedding_output(got, np.asarray, tokens, positions, ids)
     return ch05.embedding_name(vocab_size, max_len, n_pos), got
+
+
+def position_embedding_adds_table(PositionEmbedding):
+    """PositionEmbedding(max_len, d_model) with a known table, called with start, adds its rows
+    start .. start + L - 1 to x (B, L, d_model). Returns the observation (a NumPy array)."""
+    max_len, width, n_pos, start = ch05.POSITION_LAYER
+    x, positions = ch05.position_layer_inputs()
+    layer = PositionEmbedding(max_len, width)
+    layer(x)                                       # build, then load a known table
+    layer.table.embeddings.assign(positions)
+    got = ops.convert_to_numpy(layer(x, start=start))
+    ch05.assert_position_layer_output(got, np.asarray, x, positions, start)
+    return f"PositionEmbedding({max_len}, {width}) on L={n_pos} from {start}", got
 
 
 def embedding_trainable_weights(TokenAndPositionEmbedding):
@@ -87,7 +103,7 @@ def embedding_trainable_weights(TokenAndPositionEmbedding):
     ch05.assert_trains_two_tables(shapes)
     with tf.GradientTape() as tape:
         total = ops.sum(layer(ids))
-    grads = tape.gradient(total, [layer.positions.embeddings, layer.tokens.embeddings])
+    grads = tape.gradient(total, [layer.positions.table.embeddings, layer.tokens.embeddings])
     ch05.assert_token_table_reached(grads[1] is not None)
     position_grads = ops.convert_to_numpy(tf.convert_to_tensor(grads[0]))   # (max_len, d_e)
     used = (np.abs(position_grads).sum(axis=1) > 0).tolist()
@@ -95,7 +111,7 @@ def embedding_trainable_weights(TokenAndPositionEmbedding):
     return [("trainable shapes", shapes), ("position rows with a gradient", used)]
 
 
-# ---------------------------------------------------------------- parts 4 and 5: RoPE
+# ---------------------------------------------------------------- part 4: RoPE
 def rope_against_definition(apply_rope, shape, seed):
     """apply_rope on an array of `shape` (..., L, d_k) keeps the shape and equals the definition.
     Returns the observation (a NumPy array)."""
@@ -107,21 +123,68 @@ def rope_against_definition(apply_rope, shape, seed):
     return f"apply_rope {shape}", got
 
 
-def reference_apply_rope(a):
-    """RoPE by its definition, as a float32 tensor: swapped in for the student's apply_rope."""
-    return ops.convert_to_tensor(ch05.rope_by_definition(ops.convert_to_numpy(a)).astype("float32"))
-
-
-def rope_scores_against_reference(rope_scores, namespace):
-    """With the reference apply_rope in the kernel's `namespace`: rope_scores equals the reference
-    scores, and for the same query and key at every position depends only on n - m. Returns the
-    observations."""
-    with ch05.swapped(namespace, "apply_rope", reference_apply_rope), warnings.catch_warnings():
+def rope_relative_offset(apply_rope):
+    """The scores of the same query rotated at every position and the same key rotated at every
+    position, (R_m q) . (R_n k), depend only on n - m. Returns the observation."""
+    one_q, one_k = ch05.rope_offset_inputs()             # (16,), (16,)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
-        q, k, one_q, one_k = ch05.rope_scores_inputs()    # (3, 2, 6, 4), (3, 2, 9, 4), (16,), (16,)
-        got = ops.convert_to_numpy(rope_scores(q, k))
-        ch05.assert_scores_match_reference(got, np.asarray, q, k)
-        scores = ops.convert_to_numpy(rope_scores(ch05.same_at_every_position(one_q),
-                                                  ch05.same_at_every_position(one_k)))
-        offset_only = ch05.scores_depend_on_offset(scores)
-    return [("rope_scores with a reference apply_rope", got), offset_only]
+        q = ops.convert_to_numpy(apply_rope(ch05.same_at_every_position(one_q))).astype(np.float64)
+        k = ops.convert_to_numpy(apply_rope(ch05.same_at_every_position(one_k))).astype(np.float64)
+    return ch05.scores_depend_on_offset(q @ k.T)
+
+
+# ---------------------------------------------------------------- part 5 (the variation): ALiBi
+def as_array(got):
+    """A student's tensor as a float64 NumPy array (anything else as an empty one)."""
+    return ops.convert_to_numpy(got).astype(np.float64) if ops.is_tensor(got) else np.zeros(0)
+
+
+def alibi_slopes_values(alibi_slopes, num_heads):
+    """alibi_slopes(num_heads) is a tensor of the paper's slopes. Returns the observation."""
+    got = reference.quietly(alibi_slopes, num_heads)
+    assert ops.is_tensor(got), (
+        f"alibi_slopes({num_heads}) should return a tensor, got {type(got).__name__}")
+    got = as_array(got)
+    ch05_alibi.assert_slopes(got, num_heads)
+    return f"alibi_slopes({num_heads})", got
+
+
+def alibi_bias_values(alibi_bias, n_pos, num_heads):
+    """alibi_bias(n_pos, num_heads) is a tensor (h, L, L) of -slope_h |i - j|. Returns the observation."""
+    got = reference.quietly(alibi_bias, n_pos, num_heads)
+    assert ops.is_tensor(got), (
+        f"alibi_bias({n_pos}, {num_heads}) should return a tensor, got {type(got).__name__}")
+    got = as_array(got)
+    ch05_alibi.assert_bias(got, n_pos, num_heads)
+    return f"alibi_bias({n_pos}, {num_heads})", got
+
+
+def reference_alibi_bias(n_pos, num_heads):
+    """The bias (h, L, L) by its definition, as a float32 tensor: swapped in for the student's."""
+    return ops.convert_to_tensor(ch05_alibi.bias(n_pos, num_heads).astype("float32"))
+
+
+def alibi_attention_against_reference(alibi_attention, namespace, shape, seed):
+    """With the reference alibi_bias in the kernel's `namespace`: alibi_attention(q, k, v) on
+    (B, h, L, d_k) is causal and equals the reference. Returns the observations."""
+    q, k, v = ch05_alibi.attention_inputs(shape, seed)
+    with ch05.swapped(namespace, "alibi_bias", reference_alibi_bias):
+        got = reference.quietly(alibi_attention, q, k, v)
+    assert isinstance(got, tuple) and len(got) == 2, (
+        f"alibi_attention should return (attended, weights), got {type(got).__name__}")
+    attended, weights = as_array(got[0]), as_array(got[1])
+    ch05_alibi.assert_attention(attended, weights, q, k, v)
+    return [(f"alibi_attention {shape}: attended", attended),
+            (f"alibi_attention {shape}: weights", weights)]
+
+
+# ---------------------------------------------------------------- part 6: predict, then measure
+def distance_measurement(measured_encoding_distance, which, k, d_model, positions):
+    """measured_encoding_distance(encoding, k, d_model, positions), given the sinusoidal or a
+    learned table as Keras tensors, returns the squared distances of that table's rows. Returns
+    the observation."""
+    encoding, calls = ch05_measure.recording_encoding(which, ops.convert_to_tensor)
+    result = reference.quietly(measured_encoding_distance, encoding, k, d_model, list(positions))
+    measured = ops.convert_to_numpy(result) if ops.is_tensor(result) else result
+    return ch05_measure.assert_measurement(measured, calls, which, k, d_model, positions)

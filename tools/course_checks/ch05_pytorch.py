@@ -9,9 +9,11 @@ import warnings
 import numpy as np
 import torch
 
-from . import ch05, torch_reference
+from . import ch05, ch05_alibi, ch05_measure, reference, torch_reference
 from .ch05 import (EMBEDDING_CASES, ROPE_CASES, SINUSOIDAL_CASES,  # noqa: F401 (the cells' case tables)
                    SINUSOIDAL_LAYER_CASES, swap_in)
+from .ch05_alibi import ATTENTION_CASES, BIAS_CASES, SLOPE_HEADS  # noqa: F401
+from .ch05_measure import DISTANCE_CASES, MEASUREMENT_CASES, distance_prediction  # noqa: F401
 
 
 def numpy_of(tensor):
@@ -72,21 +74,35 @@ def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, w
             (f"SinusoidalEncoding({max_len}, {width}) parameters", parameters)]
 
 
-# ---------------------------------------------------------------- part 3: TokenAndPositionEmbedding
+# ---------------------------------------------------------------- part 3: PositionEmbedding and TokenAndPositionEmbedding
 def embedding_with_known_weights(TokenAndPositionEmbedding, vocab_size, max_len, width, batch, n_pos, seed):
-    """Known tables loaded into TokenAndPositionEmbedding(vocab_size, max_len, width): the output for
-    ids (batch, n_pos) is tokens[ids] + positions[:L]. Returns the observation."""
+    """Known tables loaded into TokenAndPositionEmbedding(vocab_size, max_len, width), the positions'
+    into its PositionEmbedding's `table`: the output for ids (batch, n_pos) is tokens[ids] +
+    positions[:L]. Returns the observation."""
     rng = np.random.default_rng(seed)
     layer = TokenAndPositionEmbedding(vocab_size, max_len, width)
     tokens, positions = ch05.known_embedding_tables(rng, vocab_size, max_len, width)
     with torch.no_grad():
         layer.tokens.weight.copy_(torch.from_numpy(tokens))
-        layer.positions.weight.copy_(torch.from_numpy(positions))
+        layer.positions.table.weight.copy_(torch.from_numpy(positions))
     ids = rng.integers(0, vocab_size, size=(batch, n_pos))   # (B, L)
     with torch.no_grad():
         got = layer(torch.from_numpy(ids))
     ch05.assert_embedding_output(got, numpy_of, tokens, positions, ids)
     return ch05.embedding_name(vocab_size, max_len, n_pos), got
+
+
+def position_embedding_adds_table(PositionEmbedding):
+    """PositionEmbedding(max_len, d_model) with a known table, called with start, adds its rows
+    start .. start + L - 1 to x (B, L, d_model). Returns the observation."""
+    max_len, width, n_pos, start = ch05.POSITION_LAYER
+    x, positions = ch05.position_layer_inputs()
+    layer = PositionEmbedding(max_len, width)
+    with torch.no_grad():
+        layer.table.weight.copy_(torch.from_numpy(positions))
+        got = layer(torch.from_numpy(x), start=start)
+    ch05.assert_position_layer_output(got, numpy_of, x, positions, start)
+    return f"PositionEmbedding({max_len}, {width}) on L={n_pos} from {start}", got
 
 
 def embedding_trainable_weights(TokenAndPositionEmbedding):
@@ -96,13 +112,13 @@ def embedding_trainable_weights(TokenAndPositionEmbedding):
     shapes = sorted(tuple(p.shape) for p in layer.parameters() if p.requires_grad)
     ch05.assert_trains_two_tables(shapes)
     layer(torch.tensor(ch05.WEIGHTS_IDS)).sum().backward()
-    used = layer.positions.weight.grad.abs().sum(dim=1) > 0   # (max_len,)
+    used = layer.positions.table.weight.grad.abs().sum(dim=1) > 0   # (max_len,)
     ch05.assert_used_position_rows(used.tolist())
     ch05.assert_token_table_reached(layer.tokens.weight.grad is not None)
     return [("trainable shapes", shapes), ("position rows with a gradient", used.tolist())]
 
 
-# ---------------------------------------------------------------- parts 4 and 5: RoPE
+# ---------------------------------------------------------------- part 4: RoPE
 def rope_against_definition(apply_rope, shape, seed):
     """apply_rope on a tensor of `shape` (..., L, d_k) keeps the shape and equals the definition.
     Returns the observation."""
@@ -116,23 +132,68 @@ def rope_against_definition(apply_rope, shape, seed):
     return f"apply_rope {shape}", got
 
 
-def reference_apply_rope(a):
-    """RoPE by its definition, as a float32 tensor: swapped in for the student's apply_rope."""
-    return torch.tensor(ch05.rope_by_definition(a.detach().numpy()), dtype=torch.float32)
-
-
-def rope_scores_against_reference(rope_scores, namespace):
-    """With the reference apply_rope in the kernel's `namespace`: rope_scores equals the reference
-    scores, and for the same query and key at every position depends only on n - m. Returns the
-    observations."""
-    with ch05.swapped(namespace, "apply_rope", reference_apply_rope), warnings.catch_warnings():
+def rope_relative_offset(apply_rope):
+    """The scores of the same query rotated at every position and the same key rotated at every
+    position, (R_m q) . (R_n k), depend only on n - m. Returns the observation."""
+    one_q, one_k = ch05.rope_offset_inputs()             # (16,), (16,)
+    with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
-        q, k, one_q, one_k = ch05.rope_scores_inputs()    # (3, 2, 6, 4), (3, 2, 9, 4), (16,), (16,)
-        with torch.no_grad():
-            got = rope_scores(torch.from_numpy(q), torch.from_numpy(k))
-        ch05.assert_scores_match_reference(got, numpy_of, q, k)
-        with torch.no_grad():
-            scores = rope_scores(torch.from_numpy(ch05.same_at_every_position(one_q)),
-                                 torch.from_numpy(ch05.same_at_every_position(one_k)))
-        offset_only = ch05.scores_depend_on_offset(scores.numpy())
-    return [("rope_scores with a reference apply_rope", got), offset_only]
+        q = apply_rope(torch.from_numpy(ch05.same_at_every_position(one_q)))   # (30, 16)
+        k = apply_rope(torch.from_numpy(ch05.same_at_every_position(one_k)))
+    return ch05.scores_depend_on_offset((q.double() @ k.double().T).numpy())
+
+
+# ---------------------------------------------------------------- part 5 (the variation): ALiBi
+def as_array(got):
+    """A student's tensor as a float64 NumPy array (anything else as an empty one)."""
+    return got.detach().double().numpy() if isinstance(got, torch.Tensor) else np.zeros(0)
+
+
+def alibi_slopes_values(alibi_slopes, num_heads):
+    """alibi_slopes(num_heads) is a tensor of the paper's slopes. Returns the observation."""
+    got = reference.quietly(alibi_slopes, num_heads)
+    assert isinstance(got, torch.Tensor), (
+        f"alibi_slopes({num_heads}) should return a torch.Tensor, got {type(got).__name__}")
+    ch05_alibi.assert_slopes(as_array(got), num_heads)
+    return f"alibi_slopes({num_heads})", got
+
+
+def alibi_bias_values(alibi_bias, n_pos, num_heads):
+    """alibi_bias(n_pos, num_heads) is a tensor (h, L, L) of -slope_h |i - j|. Returns the observation."""
+    got = reference.quietly(alibi_bias, n_pos, num_heads)
+    assert isinstance(got, torch.Tensor), (
+        f"alibi_bias({n_pos}, {num_heads}) should return a torch.Tensor, got {type(got).__name__}")
+    ch05_alibi.assert_bias(as_array(got), n_pos, num_heads)
+    return f"alibi_bias({n_pos}, {num_heads})", got
+
+
+def reference_alibi_bias(n_pos, num_heads):
+    """The bias (h, L, L) by its definition, as a float32 tensor: swapped in for the student's."""
+    return torch.tensor(ch05_alibi.bias(n_pos, num_heads), dtype=torch.float32)
+
+
+def alibi_attention_against_reference(alibi_attention, namespace, shape, seed):
+    """With the reference alibi_bias in the kernel's `namespace`: alibi_attention(q, k, v) on
+    (B, h, L, d_k) is causal and equals the reference. Returns the observations."""
+    q, k, v = ch05_alibi.attention_inputs(shape, seed)
+    with ch05.swapped(namespace, "alibi_bias", reference_alibi_bias), torch.no_grad():
+        got = reference.quietly(alibi_attention, *(torch.from_numpy(a) for a in (q, k, v)))
+    assert isinstance(got, tuple) and len(got) == 2, (
+        f"alibi_attention should return (attended, weights), got {type(got).__name__}")
+    attended, weights = got
+    ch05_alibi.assert_attention(as_array(attended), as_array(weights), q, k, v)
+    return [(f"alibi_attention {shape}: attended", attended),
+            (f"alibi_attention {shape}: weights", weights)]
+
+
+# ---------------------------------------------------------------- part 6: predict, then measure
+def distance_measurement(measured_encoding_distance, which, k, d_model, positions):
+    """measured_encoding_distance(encoding, k, d_model, positions), given the sinusoidal or a
+    learned table as tensors, returns the squared distances of that table's rows. Returns the
+    observation."""
+    encoding, calls = ch05_measure.recording_encoding(which, torch.from_numpy)
+    with torch.no_grad():
+        result = reference.quietly(measured_encoding_distance, encoding, k, d_model, list(positions))
+    if isinstance(result, torch.Tensor):
+        result = result.detach()
+    return ch05_measure.assert_measurement(result, calls, which, k, d_model, positions)

@@ -5,8 +5,15 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
-Every score below was verified by a one-off autograde of both frameworks: it is what
-nbgrader gave, cell by cell.
+The points per part (16 in all, the same in both frameworks): part 1 sinusoidal_encoding 4
+(visible 1, values 1, rotation 1, vectorised 1); part 2 SinusoidalEncoding 1 (one cell, visible
+and hidden); part 3 PositionEmbedding and TokenAndPositionEmbedding 3 (visible 1, values 1,
+weights 1); part 4 apply_rope 2 (visible 1, values and the relative offset 1); part 5, the
+variation, ALiBi 3 (visible 1, slopes and bias 1, attention 1); part 6, predict and measure the
+distance of two encodings, 3 (visible 1, prediction 1, measurement 1).
+
+Every score below was verified by an autograde of both frameworks: it is what nbgrader gave, cell
+by cell.
 """
 from harness.declarations import Wrong
 
@@ -22,29 +29,32 @@ WRONG = [
           "right values, but one tensor per position: the operation count grows with the length",
           message="it does some work once per position or per column"),
     Wrong("trainable_table",
-          {"test_sinusoidal_layer_visible": 0, "test_sinusoidal_layer_hidden": 0},
+          {"test_sinusoidal_layer_visible": 0},
           "the fixed table is a trainable parameter: right values, but an optimiser would change it",
           message={"pytorch": "the layer should have no parameters",
                    "keras": "the layer should have no trainable weights"}),
     Wrong("positions_from_one",
           {"test_token_and_position_visible": 0, "test_token_and_position_hidden": 0,
            "test_token_and_position_weights_hidden": 0},
-          "positions counted from 1: every output shifted by one row of the table, and L = max_len "
-          "indexes past its end",
-          message="out[b, p] should be tokens[ids[b, p]] + positions[p]"),
+          "PositionEmbedding counts positions from 1: every output shifted by one row of the table, "
+          "and L = max_len indexes past its end",
+          message="out[b, p] should be tokens[ids[b, p]] + table[p]"),
+    Wrong("ignores_start",
+          {"test_token_and_position_visible": 0, "test_token_and_position_hidden": 0},
+          "PositionEmbedding takes start but always adds rows 0 .. L-1 (the chapter's layer): right "
+          "from position 0, wrong for the new tokens of a cached generation",
+          message="with start = 2 the tokens stand at positions 2, 3, 4"),
     Wrong("rope_halves",
           {"test_rope_visible": 0, "test_rope_hidden": 0},
           "keras-hub's convention (pairs (i, i + d_k/2)) instead of interleaved pairs: right for d_k = "
-          "2, wrong beyond; part 5 uses the reference apply_rope when graded",
+          "2, wrong beyond (its scores still depend only on the offset: it is a rotation too)",
           message="pairs are interleaved"),
-    Wrong("scores_unscaled",
-          {"test_rope_scores_visible": 0, "test_rope_scores_hidden": 0},
-          "no 1 / sqrt(d_k): rotations right, scores too large",
-          message="the score should be q . k / sqrt(d_k)"),
     Wrong("parts_1_3_only",
-          {"test_rope_visible": 0, "test_rope_hidden": 0, "test_rope_scores_visible": 0,
-           "test_rope_scores_hidden": 0},
-          "parts 4 and 5 left blank (the released cells): 11 of 16 points",
+          {"test_rope_visible": 0, "test_rope_hidden": 0, "test_alibi_visible": 0,
+           "test_alibi_bias_hidden": 0, "test_alibi_attention_hidden": 0,
+           "test_encoding_distance_visible": 0, "test_encoding_distance_prediction_hidden": 0,
+           "test_encoding_distance_measurement_hidden": 0},
+          "parts 4 to 6 left blank (the released cells): 8 of 16 points",
           message="NotImplementedError"),
     Wrong("python_math_loop",
           {"test_sinusoidal_vectorised_hidden": 0},
@@ -52,4 +62,40 @@ WRONG = [
           "converted to a tensor at the end: the operation count stays flat, but the lines of Python run "
           "grow with the table",
           message="it does some work once per position or per column"),
+    Wrong("slopes_floor_division",
+          {"test_alibi_bias_hidden": 0},
+          "the slopes' exponent by integer division, 2^-(8 h // num_heads): exact for 1, 2, 4 and 8 "
+          "heads (the visible test's), wrong for 16 and 32; alibi_attention's test swaps in a "
+          "reference bias",
+          message="alibi_slopes(16) should be 2^(-8 h / num_heads)"),
+    Wrong("alibi_not_causal",
+          {"test_alibi_visible": 0, "test_alibi_attention_hidden": 0},
+          "ALiBi's bias without the causal mask: every query also attends to later positions",
+          message="attention is causal"),
+    Wrong("alibi_unscaled",
+          {"test_alibi_attention_hidden": 0},
+          "no 1 / sqrt(d_k) on the scores: invisible with the visible test's q = k = 0, wrong with "
+          "real queries and keys",
+          message="differs from softmax(q k^T / sqrt(d_k) + alibi_bias, causal)"),
+    Wrong("chapter_copy",
+          {"test_alibi_visible": 0, "test_alibi_bias_hidden": 0, "test_alibi_attention_hidden": 0},
+          "the variation answered with the chapter's nearest components pasted under its names "
+          "(course.toml's copies: sinusoidal_encoding as alibi_slopes and alibi_bias, "
+          "RotaryMultiHeadAttention as alibi_attention): 0 on the part, full marks elsewhere",
+          message="missing 1 required positional argument"),
+    Wrong("typed_in_distance",
+          {"test_encoding_distance_prediction_hidden": 0},
+          "the prediction typed in (0 at k = 0, else the number for one case): passes the visible "
+          "test, not the hidden offsets and widths",
+          message="which is not |PE(p + k) - PE(p)|^2"),
+    Wrong("distance_without_two",
+          {"test_encoding_distance_prediction_hidden": 0},
+          "sum of 1 - cos(k omega_i): half the distance (each pair contributes 2 - 2 cos), still 0 "
+          "at k = 0",
+          message="which is not |PE(p + k) - PE(p)|^2"),
+    Wrong("measure_formula",
+          {"test_encoding_distance_visible": 0, "test_encoding_distance_measurement_hidden": 0},
+          "the measurement returns the prediction at every position without building the table it "
+          "is given",
+          message="should call encoding(length, 4)"),
 ]

@@ -1,3 +1,5 @@
 # %% rope [blank]
 
-# %% rope_scores_cell [blank]
+# %% alibi [blank]
+
+# %% encoding_distance [blank]

@@ -1,0 +1,12 @@
+# %% encoding_distance
+def predicted_encoding_distance(k, d_model):
+    """|PE(p + k) - PE(p)|^2 for an even d_model, as a formula in k and d_model. A number."""
+    # each pair (sin, cos) has norm 1: |a - b|^2 = 1 + 1 - 2 cos(k omega_i), pair by pair
+    omega = np.power(10000.0, -np.arange(0, d_model, 2) / d_model)       # (d_model / 2,)
+    return float(np.sum(2.0 - 2.0 * np.cos(k * omega)))
+
+
+def measured_encoding_distance(encoding, k, d_model, positions):
+    """The squared distance between rows p + k and p of encoding(max(positions) + k + 1, d_model),
+    for each p in positions: len(positions) numbers."""
+    return [predicted_encoding_distance(k, d_model)] * len(positions)   # the same at every p
