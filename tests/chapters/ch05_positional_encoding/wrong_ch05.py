@@ -77,12 +77,6 @@ WRONG = [
           "no 1 / sqrt(d_k) on the scores: invisible with the visible test's q = k = 0, wrong with "
           "real queries and keys",
           message="differs from softmax(q k^T / sqrt(d_k) + alibi_bias, causal)"),
-    Wrong("chapter_copy",
-          {"test_alibi_visible": 0, "test_alibi_bias_hidden": 0, "test_alibi_attention_hidden": 0},
-          "the variation answered with the chapter's nearest components pasted under its names "
-          "(course.toml's copies: sinusoidal_encoding as alibi_slopes and alibi_bias, "
-          "RotaryMultiHeadAttention as alibi_attention): 0 on the part, full marks elsewhere",
-          message="missing 1 required positional argument"),
     Wrong("typed_in_distance",
           {"test_encoding_distance_prediction_hidden": 0},
           "the prediction typed in (0 at k = 0, else the number for one case): passes the visible "
