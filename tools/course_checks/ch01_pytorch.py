@@ -59,8 +59,7 @@ def encoder_summary_against_unpadded_rows(encoder_summary, lengths, S, V, E, H, 
     Returns (name, [summary, padded summary])."""
     torch.manual_seed(seed)
     embedding = nn.Embedding(V, E)                         # <pad> gets a non-zero vector: padding would show
-    forward_rnn = nn.GRU(E, H, batch_first=True)
-    backward_rnn = nn.GRU(E, H, batch_first=True)
+    forward_rnn, backward_rnn = [nn.GRU(E, H, batch_first=True) for _ in range(2)]   # other weights
     src = torch.full((len(lengths), S), PAD_ID, dtype=torch.long)
     for i, n in enumerate(lengths):
         src[i, :n] = torch.randint(ch01.FIRST_WORD_ID, V, (n,))

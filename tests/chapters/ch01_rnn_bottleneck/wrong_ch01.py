@@ -40,7 +40,7 @@ WRONG = [
           "the unpadded row of the visible test (1 point), off in the backward half of every padded "
           "row (hidden: 0 of 3).",
           message="backward half off by"),
-    Wrong("chapter_copy",
+    Wrong("chapter_encoder_copy",
           {"test_encoder_summary_visible": 0, "test_encoder_summary_hidden": 0},
           "The chapter's Encoder (the nearest exported component, course.toml's variation.copies) "
           "pasted under the asked name, with the embedding helper and imports it needs from its "
@@ -71,7 +71,7 @@ WRONG = [
           "Parts 3 and 4 left as released: their five test cells score 0 (7 points), and parts 1, 2 and "
           "5 keep their 9 points (the parts are graded independently).",
           message="NotImplementedError"),
-    Wrong("typed_in_prediction",
+    Wrong("typed_in_encoder_count",
           {"test_encoder_parameters_prediction_hidden": 0},
           "The prediction is a number worked out for the chapter's sizes (V=30, E=32, H=64, one layer) "
           "and typed in: it returns one number, so the visible test passes, and the count is right "

@@ -4,7 +4,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from attention_course.data import BOS_ID, PAD_ID
+from attention_course.data import PAD_ID
 
 
 def embedding(vocab_size, embed_dim):

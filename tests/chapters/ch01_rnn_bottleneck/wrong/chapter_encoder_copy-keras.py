@@ -3,7 +3,7 @@
 import keras
 from keras import layers, ops
 
-from attention_course.data import BOS_ID, PAD_ID
+from attention_course.data import PAD_ID
 
 
 def embedding(vocab_size, embed_dim):
