@@ -1,14 +1,13 @@
 """Chapter 01 (the RNN bottleneck): the cases, the expected greedy outputs and the verdicts (with the
 messages students see) that the PyTorch and the Keras checks share, and part 5's formula and its
-check. Framework-free: Python and NumPy.
+check. Framework-free: plain Python.
 
 The framework modules compute each difference (a float) with their own tensors and hand it to the
 ``assert_...`` functions here, in the order the checks have always made them."""
-import numpy as np
-
 from attention_course.data import BOS_ID, EOS_ID, PAD_ID
 
 from . import reference
+from .ch03_measure import one_number   # the one helper of the predict-and-measure parts
 
 FIRST_WORD_ID = 4               # ids 0-3 are <pad>, <bos>, <eos>, <unk>
 
@@ -212,14 +211,3 @@ def assert_measured(what, measured, expected, hint):
     assert measured == expected, (
         f"{what}: measured {measured:.10g}, but the layers hold {expected} numbers once built: "
         f"{hint}")
-
-
-def one_number(result, what):
-    """The number that a student's function returned (a Python number, a 0-d or one-element
-    array or tensor), as a float; the feedback names the call `what`."""
-    try:
-        array = np.asarray(result, dtype="float64")
-    except (TypeError, ValueError):
-        array = np.zeros(0)
-    assert array.size == 1, f"{what} should return one number, got {type(result).__name__}"
-    return float(array.ravel()[0])
