@@ -1,9 +1,13 @@
 """Chapter 01 (the RNN bottleneck): the cases, the expected greedy outputs and the verdicts (with the
-messages students see) that the PyTorch and the Keras checks share. Framework-free: plain Python.
+messages students see) that the PyTorch and the Keras checks share, and part 5's formula and its
+check. Framework-free: plain Python.
 
 The framework modules compute each difference (a float) with their own tensors and hand it to the
 ``assert_...`` functions here, in the order the checks have always made them."""
 from attention_course.data import BOS_ID, EOS_ID, PAD_ID
+
+from . import reference
+from .ch03_measure import one_number   # the one helper of the predict-and-measure parts
 
 FIRST_WORD_ID = 4               # ids 0-3 are <pad>, <bos>, <eos>, <unk>
 
@@ -13,8 +17,9 @@ GRU_STEP_CASES = (              # (B, D, H, seed)
     (1, 3, 2, 12),
     (4, 2, 9, 13),
 )
-# encoder_summary on right-padded rows: each row against the GRU run on it alone, then with three
-# more padding columns appended.
+# encoder_summary on right-padded rows, from two one-direction GRUs: each row against the forward
+# GRU run on it alone and the backward GRU on it alone, reversed; then with three more padding
+# columns appended.
 ENCODER_SUMMARY_CASES = (       # (lengths of the rows, S, V, E, H, seed)
     ([6, 3, 1, 4], 6, 12, 3, 5, 21),
     ([2, 7], 9, 9, 6, 2, 22),
@@ -44,6 +49,26 @@ GREEDY_CASES = (                # (script: the token each row predicts at each c
     ([[EOS_ID, 5]], 1, 1),
     ([[6, 5], [EOS_ID, 5]], 1, 1),
 )
+# Part 5, predict, then measure, the parameters of the encoder.
+# predicted_encoder_parameters at hidden sizes: (V, E, H, num_layers). No constant matches them all,
+# nor a formula with one bias vector per gate, one direction, the embedding left out, or E (not 2H)
+# as the input width of the layers above the first (E != 2H wherever num_layers > 1).
+ENCODER_PARAMETER_CASES = (
+    (12, 3, 5, 1), (30, 32, 64, 1), (9, 5, 3, 2), (11, 4, 6, 3), (2, 1, 1, 1), (40, 16, 24, 2),
+)
+# measured_encoder_parameters on layers built by the check, not yet run (Keras creates a layer's
+# weights at its first call); the last case has no bias vectors at all, so that a measurement
+# which applies the formula to the layers' sizes instead of counting fails.
+ENCODER_MEASUREMENT_CASES = (   # (V, E, H, num_layers, with biases, B, S, seed)
+    (12, 3, 5, 1, True, 3, 6, 51),
+    (9, 4, 3, 2, True, 2, 4, 52),
+    (7, 2, 4, 1, False, 4, 5, 53),
+)
+# What a prediction that builds library layers to count them is told.
+PREDICTION_BUILT_LAYERS = ("predicted_encoder_parameters built a library layer: a prediction is a "
+                           "formula in V, E, H and num_layers, worked out from what each gate stores; "
+                           "counting built layers is measured_encoder_parameters' job")
+
 # The message of a scripted step whose state comes back other than it handed it out.
 STATE_NOT_PASSED = "greedy_decode must pass the state returned by one step into the next step"
 
@@ -58,11 +83,12 @@ def defined_in(namespace, name):
 
 # ---------------------------------------------------------------- encoder_summary
 def assert_row_matches_unpadded(i, n, S, forward_err, backward_err):
-    """Row i (n real tokens of S) must equal the GRU run on that row alone, in both halves."""
+    """Row i (n real tokens of S) must equal its real tokens read alone, in both halves."""
     assert max(forward_err, backward_err) < 1e-5, (
-        f"row {i} (length {n} of {S}) differs from running the GRU on that row alone, without padding: "
+        f"row {i} (length {n} of {S}) differs from reading that row alone, without padding "
+        "(forward_rnn from its first token to its last, backward_rnn from its last to its first): "
         f"forward half off by {forward_err:.3g}, backward half off by {backward_err:.3g}. "
-        "Use each row's true length")
+        "Use each row's true length in both directions")
 
 
 def assert_padding_changes_nothing(change):
@@ -150,3 +176,38 @@ def greedy_run_against_script(rows, step, script, max_len, expected_calls):
                          for k in range(1, len(step.fed))]
     return (f"greedy_decode script={script} max_len={max_len}",
             [rows, step.fed[0].tolist(), fed_while_running, step.calls])
+
+
+# ---------------------------------------------------------------- part 5: the encoder's parameters
+def gru_direction_parameters(input_width, H):
+    """The numbers in one direction of a GRU layer (PyTorch, or Keras with reset_after=True): three
+    gates, each with an input matrix (H, input_width), a recurrent matrix (H, H) and two biases."""
+    return 3 * (input_width * H + H * H + 2 * H)
+
+
+def encoder_parameters(V, E, H, num_layers):
+    """The numbers in the chapter's encoder with num_layers stacked bidirectional GRU layers: the
+    embedding (V, E), then two directions per layer, the first reading E numbers per position and
+    each later one the 2H of the layer below."""
+    first = 2 * gru_direction_parameters(E, H)
+    return V * E + first + (num_layers - 1) * 2 * gru_direction_parameters(2 * H, H)
+
+
+def encoder_parameters_prediction(predict, V, E, H, num_layers):
+    """predicted_encoder_parameters(V, E, H, num_layers) against encoder_parameters (exactly), for
+    a case of ENCODER_PARAMETER_CASES; the observation."""
+    what = f"predicted_encoder_parameters(V={V}, E={E}, H={H}, num_layers={num_layers})"
+    predicted = one_number(reference.quietly(predict, V, E, H, num_layers), what)
+    expected = encoder_parameters(V, E, H, num_layers)
+    assert predicted == expected, (
+        f"{what} returned {predicted:.10g}, which is not the number of parameters of that "
+        "encoder: count the embedding, then every weight matrix and bias vector of each gate, "
+        "in each direction of each layer (what does a layer above the first read?)")
+    return what, predicted
+
+
+def assert_measured(what, measured, expected, hint):
+    """A measured count against the count of the layers it was given."""
+    assert measured == expected, (
+        f"{what}: measured {measured:.10g}, but the layers hold {expected} numbers once built: "
+        f"{hint}")

@@ -7,7 +7,8 @@ from keras import layers, ops
 from attention_course.data import BOS_ID, PAD_ID
 
 from . import ch01, reference
-from .ch01 import (DECODER_STEP_CASES, ENCODER_SUMMARY_CASES, GREEDY_CASES, GRU_STEP_CASES,  # noqa: F401
+from .ch01 import (DECODER_STEP_CASES, ENCODER_MEASUREMENT_CASES,  # noqa: F401
+                   ENCODER_PARAMETER_CASES, ENCODER_SUMMARY_CASES, GREEDY_CASES, GRU_STEP_CASES,
                    TEACHER_FORCING_CASES)
 
 
@@ -41,32 +42,36 @@ def gru_step_against_library(gru_step, B, D, H, seed):
 
 
 # ---------------------------------------------------------------- encoder_summary
-def summary_of_row(row, embedding, rnn):
-    """[forward final state ; backward final state] (2H,) of the GRU run on one row's real tokens."""
+def summary_of_row(row, embedding, forward_rnn, backward_rnn):
+    """[forward final state ; backward final state] (2H,) of one row's real tokens, read left to
+    right by forward_rnn and right to left by backward_rnn, without padding."""
     n = int((row != PAD_ID).sum())
-    _, forward_last, backward_last = rnn(embedding(row[None, :n]))   # one unpadded row
-    return np.concatenate([ops.convert_to_numpy(forward_last)[0], ops.convert_to_numpy(backward_last)[0]])
+    tokens = embedding(row[None, :n])                     # one unpadded row: (1, n, E)
+    left_to_right = ops.convert_to_numpy(forward_rnn(tokens))[0]
+    right_to_left = ops.convert_to_numpy(backward_rnn(ops.flip(tokens, axis=1)))[0]
+    return np.concatenate([left_to_right, right_to_left])
 
 
 def encoder_summary_against_unpadded_rows(encoder_summary, lengths, S, V, E, H, seed):
-    """encoder_summary of right-padded rows (B = len(lengths), S) against the GRU run on each row
-    alone, then with three more padding columns. Returns (name, [summary, padded summary])."""
+    """encoder_summary of right-padded rows (B = len(lengths), S), from two one-direction GRUs with
+    different weights, against each row read alone, then with three more padding columns.
+    Returns (name, [summary, padded summary])."""
     keras.utils.set_random_seed(seed)
     rng = np.random.default_rng(seed)
     embedding = layers.Embedding(V, E)                     # <pad> gets a non-zero vector: padding would show
-    rnn = layers.Bidirectional(layers.GRU(H, return_sequences=True, return_state=True))
+    forward_rnn, backward_rnn = layers.GRU(H), layers.GRU(H)
     src = np.full((len(lengths), S), PAD_ID, dtype="int32")
     for i, n in enumerate(lengths):
         src[i, :n] = rng.integers(ch01.FIRST_WORD_ID, V, size=n)
-    got = ops.convert_to_numpy(encoder_summary(src, embedding, rnn))
+    got = ops.convert_to_numpy(encoder_summary(src, embedding, forward_rnn, backward_rnn))
     assert got.shape == (len(lengths), 2 * H), (
         f"expected shape (B, 2H) = {(len(lengths), 2 * H)}, got {got.shape}")
     for i, n in enumerate(lengths):
-        expected = summary_of_row(src[i], embedding, rnn)
+        expected = summary_of_row(src[i], embedding, forward_rnn, backward_rnn)
         ch01.assert_row_matches_unpadded(i, n, S, float(np.abs(got[i, :H] - expected[:H]).max()),
                                          float(np.abs(got[i, H:] - expected[H:]).max()))
     padded = np.concatenate([src, np.full((len(lengths), 3), PAD_ID, dtype="int32")], axis=1)
-    got_padded = ops.convert_to_numpy(encoder_summary(padded, embedding, rnn))
+    got_padded = ops.convert_to_numpy(encoder_summary(padded, embedding, forward_rnn, backward_rnn))
     ch01.assert_padding_changes_nothing(float(np.abs(got_padded - got).max()))
     return f"encoder_summary lengths={lengths} S={S}", [got, got_padded]
 
@@ -161,3 +166,44 @@ def greedy_decode_against_script(greedy_decode, script, max_len, expected_calls)
     assert got.shape == (len(script), max_len), (
         f"expected shape (B, max_len) = {(len(script), max_len)}, got {got.shape}")
     return ch01.greedy_run_against_script(got.tolist(), step, script, max_len, expected_calls)
+
+
+# ---------------------------------------------------------------- part 5: the encoder's parameters
+def library_layers_refused():
+    """While inside: building a library embedding or recurrent cell raises the student's failure
+    message (a prediction is a formula, not a count of layers built on the spot)."""
+    targets = [(layers.Embedding, "build"), (layers.GRUCell, "build"), (layers.LSTMCell, "build"),
+               (layers.SimpleRNNCell, "build")]
+    return reference.refused(targets, ch01.PREDICTION_BUILT_LAYERS)
+
+
+def encoder_parameters_prediction(predicted_encoder_parameters, V, E, H, num_layers):
+    """predicted_encoder_parameters at a case of ENCODER_PARAMETER_CASES, with library layers
+    refused while they would be built; the observation."""
+    with library_layers_refused():
+        return ch01.encoder_parameters_prediction(predicted_encoder_parameters, V, E, H, num_layers)
+
+
+def encoder_parameters_measurement(measured_encoder_parameters, V, E, H, num_layers, biases, B, S,
+                                   seed):
+    """measured_encoder_parameters(embedding, rnn, src) on a layers.Embedding(V, E) and num_layers
+    layers.Bidirectional(layers.GRU(H, return_sequences=True, use_bias=biases)) (one, or a
+    keras.Sequential of them), handed over not yet built, against the numbers they hold once run,
+    for a case of ENCODER_MEASUREMENT_CASES. Returns (name, the measured count)."""
+    keras.utils.set_random_seed(seed)
+    embedding = layers.Embedding(V, E)
+    stack = [layers.Bidirectional(layers.GRU(H, return_sequences=True, use_bias=biases))
+             for _ in range(num_layers)]
+    rnn = stack[0] if num_layers == 1 else keras.Sequential(stack)
+    src = np.random.default_rng(seed).integers(ch01.FIRST_WORD_ID, V, size=(B, S))
+    what = (f"measured_encoder_parameters on layers.Embedding({V}, {E}) and {num_layers} "
+            f"layers.Bidirectional(layers.GRU({H}, use_bias={biases}))")
+    measured = ch01.one_number(reference.quietly(measured_encoder_parameters, embedding, rnn, src),
+                               what)
+    rnn(embedding(src))                                   # built now, if the measurement did not run them
+    held = sum(int(np.prod(w.shape)) for layer in (embedding, rnn) for w in layer.weights)
+    ch01.assert_measured(what, measured, held,
+                         "Keras creates a layer's weights at its first call, so run the layers on "
+                         "src first, then count every number in every weight of the two layers "
+                         "(do not apply a formula: this GRU may differ from the chapter's)")
+    return what, measured

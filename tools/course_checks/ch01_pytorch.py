@@ -6,7 +6,8 @@ from torch import nn
 from attention_course.data import BOS_ID, PAD_ID
 
 from . import ch01, reference
-from .ch01 import (DECODER_STEP_CASES, ENCODER_SUMMARY_CASES, GREEDY_CASES, GRU_STEP_CASES,  # noqa: F401
+from .ch01 import (DECODER_STEP_CASES, ENCODER_MEASUREMENT_CASES,  # noqa: F401
+                   ENCODER_PARAMETER_CASES, ENCODER_SUMMARY_CASES, GREEDY_CASES, GRU_STEP_CASES,
                    TEACHER_FORCING_CASES)
 
 
@@ -42,32 +43,37 @@ def gru_step_against_library(gru_step, B, D, H, seed):
 
 
 # ---------------------------------------------------------------- encoder_summary
-def summary_of_row(row, embedding, rnn):
-    """[forward final state ; backward final state] (2H,) of the GRU run on one row's real tokens."""
+def summary_of_row(row, embedding, forward_rnn, backward_rnn):
+    """[forward final state ; backward final state] (2H,) of one row's real tokens, read left to
+    right by forward_rnn and right to left by backward_rnn, without padding."""
     n = int((row != PAD_ID).sum())
-    _, last = rnn(embedding(row[:n]).unsqueeze(0))        # one unpadded row: (2, 1, H)
-    return torch.cat([last[0, 0], last[1, 0]])
+    tokens = embedding(row[:n]).unsqueeze(0)              # one unpadded row: (1, n, E)
+    _, left_to_right = forward_rnn(tokens)                # (1, 1, H)
+    _, right_to_left = backward_rnn(tokens.flip(1))
+    return torch.cat([left_to_right[0, 0], right_to_left[0, 0]])
 
 
 def encoder_summary_against_unpadded_rows(encoder_summary, lengths, S, V, E, H, seed):
-    """encoder_summary of right-padded rows (B = len(lengths), S) against the GRU run on each row
-    alone, then with three more padding columns. Returns (name, [summary, padded summary])."""
+    """encoder_summary of right-padded rows (B = len(lengths), S), from two one-direction GRUs with
+    different weights, against each row read alone, then with three more padding columns.
+    Returns (name, [summary, padded summary])."""
     torch.manual_seed(seed)
     embedding = nn.Embedding(V, E)                         # <pad> gets a non-zero vector: padding would show
-    rnn = nn.GRU(E, H, batch_first=True, bidirectional=True)
+    forward_rnn, backward_rnn = [nn.GRU(E, H, batch_first=True) for _ in range(2)]   # other weights
     src = torch.full((len(lengths), S), PAD_ID, dtype=torch.long)
     for i, n in enumerate(lengths):
         src[i, :n] = torch.randint(ch01.FIRST_WORD_ID, V, (n,))
     with torch.no_grad():
-        got = encoder_summary(src, embedding, rnn)
-        assert tuple(got.shape) == (len(lengths), 2 * H), (
-            f"expected shape (B, 2H) = {(len(lengths), 2 * H)}, got {tuple(got.shape)}")
+        got = encoder_summary(src, embedding, forward_rnn, backward_rnn)
+        assert isinstance(got, torch.Tensor) and tuple(got.shape) == (len(lengths), 2 * H), (
+            f"expected a tensor of shape (B, 2H) = {(len(lengths), 2 * H)}, "
+            f"got {tuple(getattr(got, 'shape', ()))}")
         for i, n in enumerate(lengths):
-            expected = summary_of_row(src[i], embedding, rnn)
+            expected = summary_of_row(src[i], embedding, forward_rnn, backward_rnn)
             ch01.assert_row_matches_unpadded(i, n, S, (got[i, :H] - expected[:H]).abs().max().item(),
                                              (got[i, H:] - expected[H:]).abs().max().item())
         padded = torch.cat([src, torch.full((len(lengths), 3), PAD_ID)], dim=1)
-        got_padded = encoder_summary(padded, embedding, rnn)
+        got_padded = encoder_summary(padded, embedding, forward_rnn, backward_rnn)
         ch01.assert_padding_changes_nothing((got_padded - got).abs().max().item())
         return f"encoder_summary lengths={lengths} S={S}", [got, got_padded]
 
@@ -159,3 +165,39 @@ def greedy_decode_against_script(greedy_decode, script, max_len, expected_calls)
         f"expected a tensor of shape (B, max_len) = {(len(script), max_len)}, "
         f"got {tuple(getattr(got, 'shape', ()))}")
     return ch01.greedy_run_against_script(got.tolist(), step, script, max_len, expected_calls)
+
+
+# ---------------------------------------------------------------- part 5: the encoder's parameters
+def library_layers_refused():
+    """While inside: building a library embedding or recurrent layer raises the student's failure
+    message (a prediction is a formula, not a count of layers built on the spot)."""
+    targets = [(nn.Embedding, "__init__"), (nn.RNNBase, "__init__"), (nn.GRU, "__init__"),
+               (nn.RNNCellBase, "__init__")]
+    return reference.refused(targets, ch01.PREDICTION_BUILT_LAYERS)
+
+
+def encoder_parameters_prediction(predicted_encoder_parameters, V, E, H, num_layers):
+    """predicted_encoder_parameters at a case of ENCODER_PARAMETER_CASES, with library layers
+    refused while it runs; the observation."""
+    with library_layers_refused():
+        return ch01.encoder_parameters_prediction(predicted_encoder_parameters, V, E, H, num_layers)
+
+
+def encoder_parameters_measurement(measured_encoder_parameters, V, E, H, num_layers, biases, B, S,
+                                   seed):
+    """measured_encoder_parameters(embedding, rnn, src) on an nn.Embedding(V, E) and an nn.GRU(E, H,
+    num_layers, bidirectional, bias=biases) against the numbers they hold, for a case of
+    ENCODER_MEASUREMENT_CASES. Returns (name, the measured count)."""
+    torch.manual_seed(seed)
+    embedding = nn.Embedding(V, E)
+    rnn = nn.GRU(E, H, num_layers=num_layers, bias=biases, batch_first=True, bidirectional=True)
+    src = torch.randint(ch01.FIRST_WORD_ID, V, (B, S))
+    what = (f"measured_encoder_parameters on nn.Embedding({V}, {E}) and nn.GRU({E}, {H}, "
+            f"num_layers={num_layers}, bias={biases}, bidirectional=True)")
+    measured = ch01.one_number(reference.quietly(measured_encoder_parameters, embedding, rnn, src),
+                               what)
+    held = sum(p.numel() for layer in (embedding, rnn) for p in layer.parameters())
+    ch01.assert_measured(what, measured, held,
+                         "count every number in every parameter of the two layers you are given "
+                         "(do not apply a formula: this GRU may differ from the chapter's)")
+    return what, measured

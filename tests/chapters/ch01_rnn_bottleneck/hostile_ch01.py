@@ -17,6 +17,9 @@ from harness.submissions import RELEASE_BASE, cell_named, grade_id_of, student_n
 PYTORCH, BOTH_FRAMEWORKS = ("pytorch",), ("pytorch", "keras")
 PARTS_3_4 = ["test_decoder_visible", "test_decoder_step_hidden", "test_teacher_forcing_hidden",
              "test_greedy_decode_visible", "test_greedy_decode_hidden"]
+PART_5 = ["test_encoder_parameters_visible", "test_encoder_parameters_prediction_hidden",
+          "test_encoder_parameters_measurement_hidden"]
+PARTS_4_5 = ["test_greedy_decode_visible", "test_greedy_decode_hidden", *PART_5]
 
 
 def deleted_test_cells(assignment):
@@ -85,33 +88,33 @@ HOSTILE = [
             "greedy_decode forgets max_len: the visible script ends in time (1 point), the first hidden "
             "script has a row that never ends, so that cell runs into the per-cell limit and is "
             "interrupted (CellTimeoutError, 0 of 3); nothing else is affected."),
-    Hostile("ignores_interrupt", BOTH_FRAMEWORKS,
-            {"test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
+    Hostile("ignores_interrupt", BOTH_FRAMEWORKS, {name: 0 for name in PARTS_4_5},
             "A cell after part 3 loops and swallows KeyboardInterrupt: it runs into the per-cell limit, "
-            "ignores the interrupt, so its kernel is stopped; part 4 is not run (NotRun, 0 of 4); parts "
-            "1-3 keep their 12 points."),
-    Hostile("notebook_budget", PYTORCH, {"test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
+            "ignores the interrupt, so its kernel is stopped; parts 4 and 5 are not run (NotRun, 0 of "
+            "7); parts 1-3 keep their 9 points."),
+    Hostile("notebook_budget", PYTORCH, {name: 0 for name in PARTS_4_5},
             "Four 8 s cells, each under the per-cell limit, after part 4's answer: together they go over "
-            "the notebook's 30 s, so one is cut short and part 4's tests are not run (0 of 4)."),
+            "the notebook's 30 s, so one is cut short and the tests of parts 4 and 5 are not run (0 of "
+            "7)."),
     Hostile("slow_but_within_limits", PYTORCH, {},
             "Correct, with a 6 s cell and a gru_step that sleeps 0.3 s per call: within every limit, "
             "full marks."),
-    Hostile("kernel_crash", BOTH_FRAMEWORKS, {name: 0 for name in PARTS_3_4},
-            "os._exit(0) after part 2 kills the kernel (KernelDied): parts 1 and 2 keep their 8 points, "
-            "parts 3 and 4 are not run (0 of 8)."),
+    Hostile("kernel_crash", BOTH_FRAMEWORKS, {name: 0 for name in PARTS_3_4 + PART_5},
+            "os._exit(0) after part 2 kills the kernel (KernelDied): parts 1 and 2 keep their 6 points, "
+            "parts 3 to 5 are not run (0 of 10)."),
     Hostile("sys_exit", PYTORCH, {"test_gru_step_visible": 0, "test_gru_step_hidden": 0},
             "sys.exit() in part 1's answer only raises SystemExit in that cell (IPython catches it): "
-            "gru_step is undefined (0 of 4), the rest runs normally (12)."),
+            "gru_step is undefined (0 of 2), the rest runs normally (14)."),
     Hostile("memory_blowup", PYTORCH, {"test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
             "greedy_decode leaks 1 GiB per step: it hits the sandbox's address-space limit (MemoryError) "
             "in both greedy tests (0 of 4); the kernel survives and the other parts keep 12 points."),
     Hostile("huge_output", PYTORCH, {"test_gru_step_visible": 0, "test_gru_step_hidden": 0},
             "gru_step prints 400 kB per call: both gru_step test cells go over the per-cell output limit "
-            "(OutputLimitExceeded, 0 of 4); the rest is untouched (12)."),
+            "(OutputLimitExceeded, 0 of 2); the rest is untouched (14)."),
     Hostile("deleted_test_cells", PYTORCH,
             {"test_encoder_summary_visible": 0, "test_encoder_summary_hidden": 0},
             "Both gru_step test cells, part 2's answer cell and its visible test cell deleted: the test "
-            "cells are put back and run (part 1 still earns its 4 points with the right answer); part 2 "
+            "cells are put back and run (part 1 still earns its 2 points with the right answer); part 2 "
             "has no answer (0 of 4).",
             build=deleted_test_cells),
     Hostile("edited_test_cells", BOTH_FRAMEWORKS, ZERO,
@@ -139,7 +142,7 @@ HOSTILE = [
             {"test_gru_step_visible": 0, "test_gru_step_hidden": 0, "test_encoder_summary_visible": 0,
              "test_encoder_summary_hidden": 0, "test_decoder_step_hidden": 0,
              "test_teacher_forcing_hidden": 0, "test_greedy_decode_visible": 0,
-             "test_greedy_decode_hidden": 0},
+             "test_greedy_decode_hidden": 0, **{name: 0 for name in PART_5}},
             "Answers that return zeros, with torch.allclose, numpy.allclose, Tensor.item, AssertionError "
             "and print patched: several tests pass in the kernel, but the values they checked differ "
             "from the reference (AutograderCheckFailed). Only the visible decoder test, which zeros "

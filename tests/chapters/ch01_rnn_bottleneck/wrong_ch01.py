@@ -1,5 +1,12 @@
 """Chapter 1's known-wrong submissions (01-rnn-bottleneck-keras and -pytorch).
 
+The points per part (16 in all): part 1 gru_step 2 (visible 1, hidden 1); part 2 encoder_summary,
+the variation (two one-direction GRUs, the backward one reading each row from its last real
+token), 4 (visible 1, hidden 3); part 3 decoder_step and teacher_forced_logits 3 (visible 1,
+decoder_step hidden 1, teacher forcing hidden 1); part 4 greedy_decode 4 (visible 1, hidden 3);
+part 5, predict then count the encoder's parameters, 3 (visible 1, prediction hidden 1,
+measurement hidden 1).
+
 Each Wrong declares a student, the scores of the test cells that do not get full marks, why, and
 what the feedback must show; the student's code (the answer cells that differ from the solution,
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
@@ -12,24 +19,41 @@ WRONG = [
           {"test_gru_step_hidden": 0},
           "Swapping r and z is invisible with all-zero weights (both gates are 1/2, so the visible known "
           "case h' = h/2 still holds: 1 point), but with random weights it no longer matches the library "
-          "cell (hidden: 0 of 3). No other part uses gru_step.",
+          "cell (hidden: 0 of 1). No other part uses gru_step.",
           message="gru_step differs from"),
     Wrong("library_gru_cell",
           {"test_gru_step_hidden": 0},
           "Calling the library cell with the given weights gets the values right (visible: 1 point), but "
-          "part 1 asks for the formulas: the hidden test makes the library GRU refuse to run (0 of 3).",
+          "part 1 asks for the formulas: the hidden test makes the library GRU refuse to run (0 of 1).",
           message="gru_step called the library GRU"),
     Wrong("padding_ignored",
           {"test_encoder_summary_hidden": 0},
-          "Running the GRU over the padded batch is right for a row without padding, which is all the "
-          "visible test checks in values (1 point); the padded rows and the appended-padding check fail "
-          "(hidden: 0 of 3).",
-          message="differs from running the GRU on that row alone, without padding"),
+          "Running both GRUs over the padded batch (the backward one on the padded rows reversed as a "
+          "whole) is right for a row without padding, which is all the visible test checks in values "
+          "(1 point); the padded rows and the appended-padding check fail (hidden: 0 of 3).",
+          message="differs from reading that row alone, without padding"),
+    Wrong("backward_from_padding",
+          {"test_encoder_summary_hidden": 0},
+          "The forward direction stops at each row's length, but the backward GRU gets the padded rows "
+          "reversed as a whole (PyTorch: src.flip(1), packed with the true lengths; Keras: the rows "
+          "flipped, their mask not), so a padded row's backward pass starts in its padding: right on "
+          "the unpadded row of the visible test (1 point), off in the backward half of every padded "
+          "row (hidden: 0 of 3).",
+          message="backward half off by"),
+    Wrong("chapter_encoder_copy",
+          {"test_encoder_summary_visible": 0, "test_encoder_summary_hidden": 0},
+          "The chapter's Encoder (the nearest exported component, course.toml's variation.copies) "
+          "pasted under the asked name, with the embedding helper and imports it needs from its "
+          "module: called as encoder_summary(src, embedding, forward_rnn, backward_rnn) it builds an "
+          "encoder from those arguments instead and fails at once, so the variation scores 0 of 4 and "
+          "every other part keeps its points.",
+          message={"pytorch": "Embedding.forward() takes 2 positional arguments",
+                   "keras": "Only input tensors may be passed as positional arguments"}),
     Wrong("free_running",
           {"test_teacher_forcing_hidden": 0},
           "Feeding back its own predictions instead of the gold tokens: the shapes and step 0 (which "
           "reads <bos> either way) are right, so the visible test passes, and decoder_step itself is "
-          "right (2 points); only the teacher-forcing test fails (0 of 1).",
+          "right (1 point); only the teacher-forcing test fails (0 of 1).",
           message="with teacher forcing step t reads the gold token"),
     Wrong("greedy_off_by_one",
           {"test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
@@ -44,7 +68,45 @@ WRONG = [
     Wrong("parts_1_2_only",
           {"test_decoder_visible": 0, "test_decoder_step_hidden": 0, "test_teacher_forcing_hidden": 0,
            "test_greedy_decode_visible": 0, "test_greedy_decode_hidden": 0},
-          "Parts 3 and 4 left as released: their four test cells score 0, and parts 1 and 2 keep their 8 "
-          "points (the parts are graded independently).",
+          "Parts 3 and 4 left as released: their five test cells score 0 (7 points), and parts 1, 2 and "
+          "5 keep their 9 points (the parts are graded independently).",
           message="NotImplementedError"),
+    Wrong("typed_in_encoder_count",
+          {"test_encoder_parameters_prediction_hidden": 0},
+          "The prediction is a number worked out for the chapter's sizes (V=30, E=32, H=64, one layer) "
+          "and typed in: it returns one number, so the visible test passes, and the count is right "
+          "(2 points), but at the hidden sizes the number is wrong (0 of 1).",
+          message="which is not the number of parameters of that encoder"),
+    Wrong("one_bias_per_gate",
+          {"test_encoder_parameters_prediction_hidden": 0},
+          "The formula of the classic GRU (Cho et al.'s, Keras' reset_after=False): one bias vector per "
+          "gate, where both libraries' default GRU keeps two (an input and a recurrent one), so it is "
+          "3H short per direction and layer at every hidden size (0 of 1); the count is right (2).",
+          message="which is not the number of parameters of that encoder"),
+    Wrong("prediction_by_building",
+          {"test_encoder_parameters_prediction_hidden": 0},
+          "The 'prediction' builds the library layers at the asked sizes and counts them, which gives "
+          "the right numbers without any formula: building library layers is refused while the "
+          "prediction runs (0 of 1); the count is right (2).",
+          message="predicted_encoder_parameters built a library layer"),
+    Wrong("measure_by_formula",
+          {"test_encoder_parameters_measurement_hidden": 0},
+          "The 'measurement' reads the layers' sizes and applies the prediction's formula: right for "
+          "the chapter's kind of GRU and for the visible test's encoder without a GRU (1 point), and "
+          "the prediction is right (1), but the hidden GRU without bias vectors holds fewer numbers "
+          "than the formula says (0 of 1).",
+          message="but the layers hold 158 numbers once built"),
+    Wrong("rnn_only",
+          {"test_encoder_parameters_visible": 0, "test_encoder_parameters_measurement_hidden": 0},
+          "The count leaves out the embedding's V x E numbers: 0 instead of 40 on the visible test's "
+          "encoder without a GRU (0 of 1), short by V x E on every hidden case (0 of 1); the "
+          "prediction is right (1).",
+          message={"pytorch": "holds 10 x 4 = 40 numbers and nn.Identity none",
+                   "keras": "holds 10 x 4 = 40 numbers and layers.Identity none"}),
+    Wrong("measure_unbuilt",
+          {"test_encoder_parameters_visible": 0, "test_encoder_parameters_measurement_hidden": 0},
+          "Keras only: counting the weights without running the layers first. A Keras layer creates "
+          "its weights at its first call, so layers handed over unbuilt hold none yet: 0 on the visible "
+          "test (0 of 1) and on every hidden case (0 of 1); the prediction is right (1).",
+          message="a Keras layer has no weights before its first call"),
 ]

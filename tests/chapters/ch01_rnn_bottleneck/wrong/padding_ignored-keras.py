@@ -1,13 +1,15 @@
 # %% encoder_summary
-def encoder_summary(src, embedding, rnn):
-    """The encoder's one context vector for a right-padded batch.
+def encoder_summary(src, embedding, forward_rnn, backward_rnn):
+    """The bidirectional context vector of a right-padded batch, from two one-direction GRUs.
 
-    src:       (B, S) int token ids, each row right-padded with PAD_ID (every row has a real token)
-    embedding: layers.Embedding(V, E)
-    rnn:       layers.Bidirectional(layers.GRU(H, return_sequences=True, return_state=True))
-    Returns (B, 2H): [forward final state ; backward final state], where "final" respects each
-    row's true length, so that padding at the end of src never changes the result.
+    src:          (B, S) int token ids, each row right-padded with PAD_ID (every row has a real token)
+    embedding:    layers.Embedding(V, E)
+    forward_rnn:  layers.GRU(H), to read each row left to right
+    backward_rnn: layers.GRU(H), to read each row from its last real token to its first
+    Returns (B, 2H): [forward_rnn's final state ; backward_rnn's final state], each taken after the
+    row's real tokens, so that padding at the end of src never changes the result.
     """
-    mask = ops.not_equal(src, PAD_ID)                   # True at real tokens
-    _, forward_last, backward_last = rnn(embedding(src))
-    return ops.concatenate([forward_last, backward_last], axis=-1)   # (B, 2H)
+    x = embedding(src)                                          # the padded batch as it is, no mask
+    left_to_right = forward_rnn(x)
+    right_to_left = backward_rnn(ops.flip(x, axis=1))
+    return ops.concatenate([left_to_right, right_to_left], axis=-1)   # (B, 2H)

@@ -1,0 +1,19 @@
+# %% encoder_parameters
+def predicted_encoder_parameters(V, E, H, num_layers):
+    """The number of parameters of layers.Embedding(V, E) and num_layers stacked
+    layers.Bidirectional(layers.GRU(H, return_sequences=True)), as a formula in the sizes. A number.
+    """
+    def one_direction(width_in):                   # 3 gates: kernel (width_in, H), recurrent (H, H), 2 biases
+        return 3 * (width_in * H + H * H + 2 * H)
+    lowest = 2 * one_direction(E)                  # reads the embeddings
+    above = 2 * one_direction(2 * H)               # each reads both directions of the layer below
+    return V * E + lowest + (num_layers - 1) * above
+
+
+def measured_encoder_parameters(embedding, rnn, src):
+    """Runs rnn(embedding(src)) once, then counts the numbers held by the weights of embedding and
+    rnn. A number.
+    """
+    # counted before any call: a Keras layer has no weights yet
+    return sum(int(np.prod(w.shape)) for layer in (embedding, rnn) for w in layer.weights)
+
