@@ -4,7 +4,7 @@ asserts that the PyTorch and the Keras checks share. Framework-free."""
 import numpy as np
 
 from . import ch02, reference
-from .ch03_measure import one_number   # one number from a student's function, as a float
+from .reference import one_number   # the number a student's function returned, as a float
 
 # local_attention with reference parts 1-3 swapped in. Rows much shorter than S among them (a
 # centre computed from the padded length S would put their window in the padding), a row of

@@ -4,6 +4,7 @@ re-exports it, so the cells and the framework modules call it as ch03's."""
 import numpy as np
 
 from . import reference
+from .reference import one_number
 
 # predicted_score_variance on hidden parameters: (d_k, sigma, scaled). No constant matches them
 # all, and no formula that drops sigma, squares sigma once, or divides by d_k the wrong way.
@@ -24,17 +25,6 @@ def score_variance(d_k, sigma, scaled):
     """The variance of q·k (scaled False) or of q·k / sqrt(d_k) (scaled True) for q and k with
     independent N(0, sigma^2) entries: d_k terms q_m k_m of variance sigma^4 each."""
     return sigma ** 4 if scaled else d_k * sigma ** 4
-
-
-def one_number(result, what):
-    """The number that a student's function returned (a Python number, a 0-d or one-element
-    array or tensor), as a float; the feedback names the call `what`."""
-    try:
-        array = np.asarray(result, dtype="float64")
-    except (TypeError, ValueError):
-        array = np.zeros(0)
-    assert array.size == 1, f"{what} should return one number, got {type(result).__name__}"
-    return float(array.ravel()[0])
 
 
 def score_variance_prediction(predict, d_k, sigma, scaled):

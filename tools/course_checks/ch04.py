@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from . import reference
-from .ch03_measure import one_number
+from .reference import one_number   # the number a student's function returned, as a float
 
 # Part 1: split_heads and merge_heads on other shapes; and no loop over the heads. split_heads takes
 # the width of a head, split_heads(x, d_head) with h = d_model / d_head heads (the chapter's takes h).

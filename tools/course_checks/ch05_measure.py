@@ -8,7 +8,7 @@ The chapter shows PE(p) . PE(p + k) = sum_i cos(k omega_i); the part asks for th
 import numpy as np
 
 from . import ch05, reference
-from .ch03_measure import one_number
+from .reference import one_number   # the number a student's function returned, as a float
 
 # predicted_encoding_distance on hidden (k, d_model), d_model even: k = 0 (the distance is 0, the
 # dot product is d_model / 2), one pair, long offsets, wide tables. No constant matches them all,

@@ -4,7 +4,7 @@ the layers that the measurement is given."""
 import math
 
 from . import reference
-from .ch03_measure import one_number
+from .reference import one_number   # the number a student's function returned, as a float
 
 # Part 5, predict, then measure, the number of parameters.
 # predicted_parameter_count at hidden sizes (d_model, h, d_ff, decoder): one d_model and d_ff

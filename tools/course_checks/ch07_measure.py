@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .ch03_measure import one_number   # the number a student's function returned, as a float
+from .reference import one_number   # the number a student's function returned, as a float
 
 IGNORE_INDEX = -100
 

@@ -3,7 +3,7 @@ the hidden cases, the formula and the checks; ch08_keras and ch08_pytorch build 
 import numpy as np
 
 from . import reference
-from .ch03_measure import one_number
+from .reference import one_number   # the number a student's function returned, as a float
 from .ch08 import Recorder, warnings_ignored
 
 # Part 5, predict, then measure, the size of the key-value cache.

@@ -56,3 +56,14 @@ def refused(targets, message):
         for owner, name in targets:
             patches.enter_context(mock.patch.object(owner, name, refuse))
         yield
+
+
+def one_number(result, what):
+    """The number that a student's function returned (a Python number, a 0-d or one-element
+    array or tensor), as a float; the feedback names the call `what`."""
+    try:
+        array = np.asarray(result, dtype="float64")
+    except (TypeError, ValueError):
+        array = np.zeros(0)
+    assert array.size == 1, f"{what} should return one number, got {type(result).__name__}"
+    return float(array.ravel()[0])

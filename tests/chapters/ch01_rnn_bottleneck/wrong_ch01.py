@@ -40,15 +40,6 @@ WRONG = [
           "the unpadded row of the visible test (1 point), off in the backward half of every padded "
           "row (hidden: 0 of 3).",
           message="backward half off by"),
-    Wrong("chapter_encoder_copy",
-          {"test_encoder_summary_visible": 0, "test_encoder_summary_hidden": 0},
-          "The chapter's Encoder (the nearest exported component, course.toml's variation.copies) "
-          "pasted under the asked name, with the embedding helper and imports it needs from its "
-          "module: called as encoder_summary(src, embedding, forward_rnn, backward_rnn) it builds an "
-          "encoder from those arguments instead and fails at once, so the variation scores 0 of 4 and "
-          "every other part keeps its points.",
-          message={"pytorch": "Embedding.forward() takes 2 positional arguments",
-                   "keras": "Only input tensors may be passed as positional arguments"}),
     Wrong("free_running",
           {"test_teacher_forcing_hidden": 0},
           "Feeding back its own predictions instead of the gold tokens: the shapes and step 0 (which "
