@@ -1,9 +1,11 @@
-"""Chapter 3, part 5 (the variation): a sliding-window causal mask, as in Longformer and Mistral.
+"""Chapter 3, part 5 (the variation): a sliding-window causal mask, as in Mistral 7B.
 
-``sliding_window_mask(length, window)`` is True at [i, j] for i - window < j <= i: position i sees
-itself and the window - 1 positions before it, and nothing ahead. The chapter builds only the causal
-mask (every earlier position); its ``causal_mask(length)``, pasted under this name, cannot even take
-the window. The checks here are framework-free: ``ch03_pytorch`` and ``ch03_keras`` hand them the
+``sliding_window_mask(length, window)`` is True at [i, j] for i - window <= j <= i: position i sees
+itself and the window positions before it, and nothing ahead (window 0: only itself). This is the
+convention of Mistral's reference code and of assignment 8's SlidingWindowAttention
+(``ch08_window``), so that ``window`` means the same in both assignments. The chapter builds only
+the causal mask (every earlier position); its ``causal_mask(length)``, pasted under this name,
+cannot even take the window. The checks here are framework-free: ``ch03_pytorch`` and ``ch03_keras`` hand them the
 student's function, a converter to NumPy (which also checks the dtype) and the framework's logical
 and. A check returns what its cell observes: a ``(name, value)`` pair.
 """
@@ -12,17 +14,19 @@ import numpy as np
 from . import reference
 from .ch03 import real_positions, reference_self_attention
 
-# sliding_window_mask against the dense reference: (length, window); window 1 (only itself) and
-# windows as long as the sequence and longer (the causal mask) among them.
-WINDOW_CASES = ((1, 1), (6, 1), (6, 3), (9, 4), (7, 7), (5, 9), (2, 2), (8, 5))
-# The reach through attention: (length, window, layers stacked, seed).
-WINDOW_PROPERTY_CASES = ((8, 3, 1, 91), (9, 2, 2, 92), (7, 3, 3, 93), (6, 1, 2, 94), (5, 6, 1, 95))
+# sliding_window_mask against the dense reference: (length, window); window 0 (only itself, also for
+# length 1), window 1, and windows of length - 1 (just reaching the start: the causal mask) and longer
+# among them. A mask that counts the query's own position in the window (i - window < j <= i) fails
+# every case with window <= length - 1 (with window 0 its rows are empty).
+WINDOW_CASES = ((1, 0), (6, 0), (6, 1), (6, 3), (9, 4), (7, 6), (5, 9), (2, 1), (8, 5))
+# The reach through attention: (length, window, layers stacked, seed); window 0 reaches nothing further.
+WINDOW_PROPERTY_CASES = ((8, 3, 1, 91), (9, 2, 2, 92), (8, 1, 3, 93), (6, 0, 2, 94), (5, 6, 1, 95))
 
 
 def banded(length, window):
-    """(length, length) bool: query i may attend to the keys j with i - window < j <= i."""
+    """(length, length) bool: query i may attend to the keys j with i - window <= j <= i."""
     offset = np.arange(length)[:, None] - np.arange(length)[None, :]           # i - j
-    return (offset >= 0) & (offset < window)
+    return (offset >= 0) & (offset <= window)
 
 
 def student_mask(sliding_window_mask, as_array, length, window):
@@ -44,8 +48,8 @@ def window_mask_against_reference(sliding_window_mask, as_array, logical_and, le
         i, j = (int(n) for n in wrong[0])
         raise AssertionError(
             f"sliding_window_mask({length}, {window})[{i}, {j}] is {bool(got[i, j])}: with window={window}, "
-            f"position i may attend to the positions i - {window - 1} to i only (itself included, fewer at "
-            "the start), never ahead")
+            f"position i may attend to itself and the {window} position{'s' * (window != 1)} before it "
+            f"(i - {window} to i) only (fewer at the start), never ahead")
     real = real_positions([length, max(1, length - 2)], length)[:, None, :]   # (2, 1, length)
     combined = logical_and(real, sliding_window_mask(length, window))
     assert combined.shape == (2, length, length) and np.array_equal(combined, real & expected), (
@@ -72,7 +76,8 @@ def through_layers(x, stack, mask):
 def window_property(sliding_window_mask, as_array, length, window, n_layers, seed):
     """Through n_layers stacked self-attention layers (float64 reference) masked with the student's
     sliding_window_mask(length, window), changing the input at position p must change exactly the
-    outputs at p to p + n_layers * (window - 1) (unchanged: within 1e-9; changed: by over 1e-4)."""
+    outputs at p to p + n_layers * window (unchanged: within 1e-9; changed: by over 1e-4): each layer
+    carries information window positions further."""
     mask = student_mask(sliding_window_mask, as_array, length, window)
     rng = np.random.default_rng(seed)
     d_model, d_k, B = 4, 3, 2
@@ -89,10 +94,10 @@ def window_property(sliding_window_mask, as_array, length, window, n_layers, see
             f"with {what}: changing the input at position {p} changed some outputs by a tiny amount "
             f"({change.min():.3g} to {change.max():.3g}): blocked positions must get weight exactly 0")
         reached.append([int(i) for i in np.flatnonzero(change > 1e-4)])
-        expected = list(range(p, min(length, p + n_layers * (window - 1) + 1)))
+        expected = list(range(p, min(length, p + n_layers * window + 1)))
         assert reached[-1] == expected, (
             f"with {what}: changing the input at position {p} changed the outputs at positions "
             f"{reached[-1]}, where it should change exactly {expected}: in one layer position i sees "
-            "positions i - window + 1 to i, so each layer carries information window - 1 positions "
+            "positions i - window to i, so each layer carries information window positions "
             "further, and never backwards")
     return f"reach through {what}", reached

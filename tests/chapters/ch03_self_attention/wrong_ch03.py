@@ -118,17 +118,20 @@ WRONG = [
     Wrong("window_off_by_one",
           {"test_sliding_window_visible": 0, "test_sliding_window_hidden": 0,
            "test_sliding_window_reach_hidden": 0},
-          "A window of window + 1 positions (i - window <= j <= i): the visible case shows it (0 of 1), "
-          "so do the hidden masks (0 of 1) and the reach through stacked layers, one position further "
-          "per layer (0 of 1): 13.",
-          message="sliding_window_mask(5, 2) should let position i attend to the positions i - 1 and i only"),
+          "The other convention, the window counting the query's own position (i - window < j <= i, "
+          "one key fewer per row, none at all for window 0): the visible case shows it (0 of 1), so do "
+          "the hidden masks (0 of 1) and the reach through stacked layers, one position less per layer "
+          "(0 of 1): 13.",
+          message="sliding_window_mask(5, 2) should let position i attend to itself and the 2 positions "
+                  "before it (i - 2 to i) only"),
     Wrong("window_ignored",
           {"test_sliding_window_visible": 0, "test_sliding_window_hidden": 0,
            "test_sliding_window_reach_hidden": 0},
           "The chapter's causal mask under the new name, the window taken and ignored: right only for "
           "windows at least as long as the sequence, so the visible case (0 of 1), the hidden masks "
           "(0 of 1) and the reach, which is the whole rest of the sequence (0 of 1), fail: 13.",
-          message="sliding_window_mask(5, 2) should let position i attend to the positions i - 1 and i only"),
+          message="sliding_window_mask(5, 2) should let position i attend to itself and the 2 positions "
+                  "before it (i - 2 to i) only"),
     # Part 6: predict, then measure.
     Wrong("typed_in_prediction",
           {"test_score_variance_prediction_hidden": 0},
