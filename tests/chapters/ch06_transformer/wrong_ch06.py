@@ -53,12 +53,6 @@ WRONG = [
           "unlike the library's, a step-by-step decode that differs from one pass over the target "
           "(each step sees less than the pass), and a later token changes earlier outputs",
           message="the self-attention of position t should give no weight to later positions"),
-    Wrong("chapter_decoder_pasted",
-          dict.fromkeys(PART3, 0),
-          "the chapter's DecoderLayer (with its residual function) pasted under the name "
-          "CachedDecoderLayer: it has no memory_cache and returns three things, so every test of "
-          "the variation fails (visible: four results expected; hidden: the call with the cache)",
-          message="the layer should return (y, self_weights, cross_weights, memory_cache)"),
     Wrong("cache_holds_memory",
           {"test_decoder_visible": 0, "test_decoder_cache_hidden": 0},
           "the cache keeps memory itself and projects it again at every step: the outputs are right "
