@@ -10,8 +10,9 @@ import pytest
 
 from harness.cells import read_cells, write_cells
 from harness.course import ASSIGNMENTS, REPO
-from harness.declarations import CHAPTERS, ZERO, hostile_submissions, wrongs_for
-from harness.submissions import hostile_content, wrong_submission
+from harness.declarations import (CHAPTERS, ZERO, hostile_submissions, touched_cells, wrong_batches,
+                                  wrongs_for)
+from harness.submissions import batch_submission, hostile_content, wrong_submission
 
 DECLARED_FILES = sorted(CHAPTERS.glob("*/wrong/*.py")) + sorted(CHAPTERS.glob("*/hostile/*.py"))
 
@@ -40,3 +41,21 @@ def test_declared_submissions_build_and_name_graded_cells(assignment):
         assert hostile_content(assignment, hostile)
         if hostile.scores != ZERO:
             assert set(hostile.scores) <= graded, f"{hostile.student}: unknown cells"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_wrong_student_is_in_one_batch_of_unrelated_mistakes(assignment):
+    """A batch's notebook has every member's cells, and no two members share a cell they write
+    or a test cell they lose points in: each lost point is one member's."""
+    batches = wrong_batches(assignment)
+    assert sorted(w.student for b in batches for w in b.wrongs) == sorted(
+        w.student for w in wrongs_for(assignment))
+    for batch in batches:
+        for number, wrong in enumerate(batch.wrongs):
+            for other in batch.wrongs[number + 1:]:
+                assert not touched_cells(wrong, assignment) & touched_cells(other, assignment)
+                assert not set(wrong.scores) & set(other.scores)
+        notebook = batch_submission(assignment, batch)
+        sources = {cell.source for cell in notebook.cells}
+        for wrong in batch.wrongs:
+            assert {cell.source for cell in wrong.cells(assignment) if cell.source} <= sources

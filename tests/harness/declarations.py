@@ -50,7 +50,9 @@ class Wrong:
              test cell must get full marks);
     why:     why exactly those cells, in words;
     message: what the student's feedback must show (the failure message of the test that fails
-             first), or {framework: message} where the frameworks' messages differ.
+             first), or {framework: message} where the frameworks' messages differ;
+    alone:   graded in a notebook of its own, not in a batch (wrong_batches): for a mistake that
+             changes what other parts' tests see (a name redefined, a global state changed).
 
     Its code is in its chapter's wrong/<student>-<framework>.py files; the loader fills in
     `folder` (the chapter's) and `assignments` (those with such a file).
@@ -60,6 +62,7 @@ class Wrong:
     scores: dict
     why: str
     message: typing.Any = ""
+    alone: bool = False
     folder: Path | None = None
     assignments: tuple = ()
 
@@ -183,3 +186,50 @@ def wrongs_for(assignment: str) -> list[Wrong]:
 def wrong_named(student: str) -> Wrong:
     """The Wrong declaration of a student."""
     return next(wrong for wrong in wrong_submissions() if wrong.student == student)
+
+
+@dataclasses.dataclass(frozen=True)
+class WrongBatch:
+    """Known-wrong students graded as one notebook (one kernel instead of several): their
+    mistakes are in different answer cells and cost points in different test cells, so each test
+    cell that loses points is one member's, and the exact score of every cell still checks each
+    member's declaration. The student's name joins the members' names."""
+
+    wrongs: tuple
+
+    @property
+    def student(self) -> str:
+        return "+".join(wrong.student for wrong in self.wrongs)
+
+    @property
+    def scores(self) -> dict:
+        """{test cell: points} of the cells that do not get full marks: the members' together."""
+        return {name: score for wrong in self.wrongs for name, score in wrong.scores.items()}
+
+
+def touched_cells(wrong: Wrong, assignment: str) -> set[str]:
+    """The grade_ids of the cells a wrong student writes (answers, or the cell a new cell follows)."""
+    return {cell.grade_id for cell in wrong.cells(assignment)}
+
+
+def wrong_batches(assignment: str) -> list[WrongBatch]:
+    """An assignment's wrong students in batches, in declaration order: each joins the first batch
+    none of whose members writes one of its cells or loses points in one of its test cells (a
+    Wrong declared `alone` has a batch of its own)."""
+    batches: list[list[Wrong]] = []
+    for wrong in wrongs_for(assignment):
+        cells, scores = touched_cells(wrong, assignment), set(wrong.scores)
+        for batch in batches:
+            if not wrong.alone and not batch[0].alone and all(not (cells & touched_cells(member, assignment) or scores & set(member.scores))
+                   for member in batch):
+                batch.append(wrong)
+                break
+        else:
+            batches.append([wrong])
+    return [WrongBatch(tuple(batch)) for batch in batches]
+
+
+def batch_of(assignment: str, student: str) -> WrongBatch:
+    """The batch in which a wrong student is graded."""
+    return next(batch for batch in wrong_batches(assignment)
+                if student in (wrong.student for wrong in batch.wrongs))

@@ -4,7 +4,8 @@
 reproduces the committed exercises/; the solution autogrades to full marks and the released
 exercise to zero; every known-wrong submission of the assignment (declared in its chapter's
 folder, tests/chapters/chNN_<name>/, built by harness/submissions.py) gets exactly its partial
-score, cell by cell; each autograde takes under a minute; the feedback shows scores and messages
+score, cell by cell (graded in batches: harness/declarations.py's wrong_batches); each autograde
+takes under a minute; the feedback shows scores and messages
 but no hidden-test code; `nbgrader export` writes the totals; zip_collect files an LMS download.
 `StudentEditsRoundTrip` adds the student-edited notebooks (harness/edits.py), which must keep
 their scores.
@@ -22,11 +23,11 @@ import nbformat
 import pytest
 
 from .course import COMMAND_TIMEOUT_S, REPO, Course
-from .declarations import wrong_named, wrongs_for
+from .declarations import batch_of, wrong_batches, wrong_named, wrongs_for
 from .edits import edit_bases, edited_variants, partial_student
 from . import importers
 from .feedback import hidden_test_lines, visible_text
-from .submissions import wrong_submission
+from .submissions import batch_submission
 
 # The two students of every round trip besides the wrong ones: the solution notebook itself, and
 # the released exercise handed in unchanged.
@@ -56,11 +57,11 @@ class GradingRoundTrip:
 
     @classmethod
     def submissions(cls, folder: Path) -> dict[str, Path]:
-        """student -> notebook: the solution, the unmodified exercise, the known-wrong ones (built
-        from their declarations into `folder`)."""
+        """student -> notebook: the solution, the unmodified exercise, the known-wrong ones in their
+        batches (built from their declarations into `folder`)."""
         found = {SOLUTION_STUDENT: cls.source_notebook(), RELEASE_STUDENT: cls.release_notebook()}
-        built = {wrong.student: wrong_submission(cls.assignment, wrong.student)
-                 for wrong in wrongs_for(cls.assignment)}
+        built = {batch.student: batch_submission(cls.assignment, batch)
+                 for batch in wrong_batches(cls.assignment)}
         built[importers.STUDENT] = importers.importer_submission(cls.assignment)[0]
         for student, notebook in built.items():
             found[student] = folder / student / f"{cls.assignment}.ipynb"
@@ -121,8 +122,12 @@ class GradingRoundTrip:
         maximum = graded.course.max_scores(self.assignment)
         assert set(wrong.scores) <= set(maximum), (
             f"unknown cells in the expectation: {set(wrong.scores) - set(maximum)}")
-        expected = {**maximum, **{name: float(score) for name, score in wrong.scores.items()}}
-        assert graded.course.scores(self.assignment, wrong.student) == expected, wrong.why
+        batch = batch_of(self.assignment, wrong.student)
+        got = graded.course.scores(self.assignment, batch.student)
+        assert {name: got[name] for name in wrong.scores} == wrong.scores, wrong.why
+        others = batch.scores                 # the cells that the batch's other members lose
+        expected = {**maximum, **{name: float(score) for name, score in others.items()}}
+        assert got == expected, f"graded with {batch.student}: {wrong.why}"
 
     def test_importing_or_pasting_the_course_earns_nothing(self, graded):
         """The generated copier (harness/importers.py, copiers.py): 0 on every part it imported
@@ -152,10 +157,10 @@ class GradingRoundTrip:
             leaked = [line for line in hidden if line in text]
             assert not leaked, f"{student}: hidden-test code in the feedback: {leaked[:3]}"
         # Failures are shown with the tests' messages; passing cells are not.
-        messages = {wrong.student: wrong.message_for(self.assignment)
-                    for wrong in wrongs_for(self.assignment)}
-        messages[RELEASE_STUDENT] = "NotImplementedError"
-        for student, message in messages.items():
+        messages = [(batch_of(self.assignment, wrong.student).student, wrong.message_for(self.assignment))
+                    for wrong in wrongs_for(self.assignment)]
+        messages.append((RELEASE_STUDENT, "NotImplementedError"))
+        for student, message in messages:
             assert message in visible_text(graded.course.feedback_html(self.assignment, student)), (
                 f"{student}: the feedback does not show the failure message {message!r}")
         solution_text = visible_text(graded.course.feedback_html(self.assignment, SOLUTION_STUDENT))
@@ -172,10 +177,10 @@ class GradingRoundTrip:
     def test_export_writes_the_totals(self, graded):
         maximum = sum(graded.course.max_scores(self.assignment).values())
         expected = {SOLUTION_STUDENT: maximum, RELEASE_STUDENT: 0.0}
-        for wrong in wrongs_for(self.assignment):
+        for batch in wrong_batches(self.assignment):
             lost = sum(graded.course.max_scores(self.assignment)[name] - score
-                       for name, score in wrong.scores.items())
-            expected[wrong.student] = maximum - lost
+                       for name, score in batch.scores.items())
+            expected[batch.student] = maximum - lost
         notebook, imported = importers.importer_submission(self.assignment)
         expected[importers.STUDENT] = sum(importers.expected_scores(
             notebook, imported, graded.course.max_scores(self.assignment)).values())

@@ -16,7 +16,7 @@ import nbformat
 
 from .cells import ANSWER, BLANK_ANSWER, NEW_CELL, DeclaredCell
 from .course import REPO
-from .declarations import Hostile, wrong_named
+from .declarations import Hostile, WrongBatch, wrong_named
 
 SOLUTION_BASE, RELEASE_BASE = "solution", "release"
 
@@ -88,14 +88,25 @@ def student_notebook(assignment: str, cells: list[DeclaredCell] = (),
     return notebook
 
 
-def wrong_submission(assignment: str, student: str) -> nbformat.NotebookNode:
-    """A known-wrong student's notebook: the solution's answers, except its declared cells."""
+def wrong_cells(assignment: str, student: str) -> list[DeclaredCell]:
+    """A known-wrong student's declared cells, after checking that none is the solution's."""
     cells = wrong_named(student).cells(assignment)
     solution = solution_answers(assignment)
     same = [c.grade_id for c in cells if c.kind == ANSWER and c.source == solution.get(c.grade_id)]
     if same:
         raise ValueError(f"{student}, {assignment}: declared like the solution (stale?): {same}")
-    return student_notebook(assignment, cells)
+    return cells
+
+
+def wrong_submission(assignment: str, student: str) -> nbformat.NotebookNode:
+    """A known-wrong student's notebook: the solution's answers, except its declared cells."""
+    return student_notebook(assignment, wrong_cells(assignment, student))
+
+
+def batch_submission(assignment: str, batch: WrongBatch) -> nbformat.NotebookNode:
+    """The one notebook of a batch of wrong students: every member's declared cells."""
+    return student_notebook(assignment, [cell for wrong in batch.wrongs
+                                         for cell in wrong_cells(assignment, wrong.student)])
 
 
 def hostile_content(assignment: str, hostile: Hostile) -> bytes:
