@@ -22,7 +22,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test check generate export split timings reproduce bench clean similarity
+.PHONY: setup book test check generate export split timings reproduce bench clean similarity screenshots
 
 setup: $(STAMP)
 
@@ -74,6 +74,12 @@ reproduce: $(STAMP)
 # Instructors, after `nbgrader autograde A`: how alike the students' code is (make similarity A=...).
 similarity: $(STAMP)
 	$(BIN)/python -m course_tools.similarity $(A)
+
+# PNG screenshots of every chapter page, both frameworks, 1300 and 1600 px wide, and of the
+# framework switch, from the browser tests: _build/screenshots/ (nothing of it is committed).
+screenshots: $(STAMP)
+	BOOK_SCREENSHOTS=$(CURDIR)/_build/screenshots $(BIN)/python -m pytest -q -p no:cacheprovider -m browser tests/test_book.py
+	@echo "Screenshots: $(CURDIR)/_build/screenshots"
 
 # Milliseconds per training step of every chapter's models, before/after, both frameworks.
 bench: $(STAMP)

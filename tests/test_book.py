@@ -349,3 +349,59 @@ def test_badges_maths_and_no_network(driver, server, html_dir):
         and (urlsplit(url).hostname, urlsplit(url).port) != (origin.hostname, origin.port)
     ]
     assert not remote, remote
+
+
+FRAMEWORKS = manifest.FRAMEWORKS
+CHAPTER_PAGES = [f"book/{chapter.stem}.html" for chapter in manifest.chapters()]
+LAYOUT_WIDTHS = (1300, 1600)
+
+
+def at_width(driver, width):
+    """Resize the window so that the page's viewport is `width` pixels wide."""
+    driver.set_window_size(width, 1000)
+    inner = driver.execute_script("return window.innerWidth")
+    driver.set_window_size(2 * width - inner, 1000)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", LAYOUT_WIDTHS)
+def test_one_search_field_and_the_title_whole(driver, server, html_dir, width):
+    """No second search bar in a header above the page, and nothing covers the book's title."""
+    at_width(driver, width)
+    for page in ["book/intro.html", *CHAPTER_PAGES]:
+        open_page(driver, server + page)
+        found = driver.execute_script("""
+          const shown = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+          const searches = Array.from(document.querySelectorAll(
+            'input[type=search], button.search-button__button, button.search-button')).filter(shown);
+          const sidebar = document.querySelector('#pst-primary-sidebar');
+          sidebar.scrollTop = 0;
+          const title = document.querySelector('#pst-primary-sidebar .navbar-brand');
+          const box = title.getBoundingClientRect();
+          const corners = [[box.left + 2, box.top + 2], [box.right - 2, box.top + 2],
+                           [box.left + 2, box.bottom - 2], [box.right - 2, box.bottom - 2]];
+          const covered = corners.filter(([x, y]) => !title.contains(document.elementFromPoint(x, y)));
+          return {searches: searches.length, top: box.top, covered: covered.length,
+                  text: title.textContent.trim()};
+        """)
+        assert found["searches"] == 1, f"{page} at {width} px: {found['searches']} search fields"
+        assert found["top"] >= 0 and found["covered"] == 0, f"{page} at {width} px: title cut {found}"
+        assert found["text"].startswith("Attention and Transformers"), found
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", LAYOUT_WIDTHS)
+def test_code_stays_within_the_column(driver, server, html_dir, width):
+    """No code block (input, output, or in the prose) scrolls sideways, in either framework."""
+    at_width(driver, width)
+    for framework in FRAMEWORKS:
+        for page in CHAPTER_PAGES:
+            open_page(driver, server + page + f"?framework={framework}")
+            wide = driver.execute_script("""
+              const shown = el => el.getClientRects().length > 0;
+              return Array.from(document.querySelectorAll('div.highlight pre')).filter(shown)
+                .filter(pre => pre.scrollWidth > pre.clientWidth)
+                .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.slice(0, 60)]);
+            """)
+            assert not wide, f"{page} ({framework}) at {width} px: code wider than its column {wide[:3]}"
+            screenshot(driver, f"{Path(page).stem}-{framework}-{width}px")
