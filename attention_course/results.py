@@ -1,15 +1,18 @@
 """Results that one chapter saves for a later chapter to compare against.
 
 Chapter 1 saves its accuracy-by-length table; chapter 2 draws it next to the
-attention model's, without training chapter 1's model again. The files live in
-``book/results/`` and are committed with the notebooks that write them, so a
-fresh copy of the course has them; re-running a chapter rewrites its file.
+attention model's, without training chapter 1's model again. A later chapter reads
+the committed file in ``book/results/``, the one its committed outputs were drawn
+from, so a fresh copy of the course has them.
 
-The test suite sets ``$COURSE_RESULTS_OUT`` to a temporary folder: re-executing
-the chapters there writes their results into that folder, never over the
-committed files, so a test run changes nothing in the repository, and a later
-chapter always reads the committed results that its committed outputs were
-drawn from (tests/test_results_consistency.py checks that they agree).
+Where ``save()`` writes:
+
+* by default (a student running a chapter), into a folder of the user's cache,
+  ``local_results_dir()``, never over a tracked file, so that the student's next
+  ``git pull`` (or nbgitpuller's) has nothing to merge;
+* with ``$COURSE_RECORD_RESULTS=1`` (a maintainer re-executing a chapter to commit
+  it), into ``book/results/``;
+* with ``$COURSE_RESULTS_OUT`` set (the test suite: a temporary folder), there.
 """
 from __future__ import annotations
 
@@ -19,6 +22,15 @@ import tempfile
 from pathlib import Path
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "book" / "results"
+RECORD = "COURSE_RECORD_RESULTS"
+
+
+def local_results_dir() -> Path:
+    """The user's own results folder (e.g. ~/.cache/attention-course/results on Linux,
+    ~/Library/Caches/attention-course/results on macOS, %LOCALAPPDATA% on Windows)."""
+    import platformdirs
+
+    return platformdirs.user_cache_path("attention-course") / "results"
 
 
 def path(name: str) -> Path:
@@ -27,12 +39,17 @@ def path(name: str) -> Path:
 
 
 def _output_path(name: str) -> Path:
-    """Where save() writes: book/results/, or $COURSE_RESULTS_OUT when it is set."""
-    return Path(os.environ.get("COURSE_RESULTS_OUT") or RESULTS_DIR) / f"{name}.json"
+    """Where save() writes: $COURSE_RESULTS_OUT when it is set, book/results/ when a maintainer
+    records ($COURSE_RECORD_RESULTS=1), else the user's own folder."""
+    if os.environ.get("COURSE_RESULTS_OUT"):
+        return Path(os.environ["COURSE_RESULTS_OUT"]) / f"{name}.json"
+    if os.environ.get(RECORD, "").lower() in ("1", "true", "yes"):
+        return RESULTS_DIR / f"{name}.json"
+    return local_results_dir() / f"{name}.json"
 
 
 def save(name: str, value) -> Path:
-    """Write ``value`` (JSON-serialisable) to book/results/<name>.json, atomically:
+    """Write ``value`` (JSON-serialisable) to <name>.json where _output_path says, atomically:
     a notebook reading the file while another one writes it sees the old or the new
     version, never half of one."""
     target = _output_path(name)
@@ -54,7 +71,8 @@ def load(name: str):
 
 
 def update(name: str, entries: dict) -> None:
-    """Merge ``entries`` into book/results/<name>.json (a dict), keeping other keys:
+    """Merge ``entries`` into the written <name>.json (a dict; from the committed file the first
+    time), keeping other keys:
     a chapter run with one framework's cells only keeps the other framework's rows.
 
     Returns nothing, so that a notebook cell ending with this call shows no output

@@ -58,9 +58,29 @@ def test_date_task_arrays():
     assert decoded == task.splits.test.targets[0]
 
 
-def test_results_save_update_and_load(tmp_path, monkeypatch):
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+def test_a_readers_run_writes_outside_the_tracked_files(tmp_path, monkeypatch):
+    committed, cache = tmp_path / "committed", tmp_path / "cache"
+    committed.mkdir()
+    (committed / "demo.json").write_text('{"Keras": [1], "PyTorch": [2]}\n')
+    monkeypatch.setattr(results, "RESULTS_DIR", committed)
+    monkeypatch.setattr(results, "local_results_dir", lambda: cache)
     monkeypatch.delenv("COURSE_RESULTS_OUT", raising=False)     # as in a reader's notebook
+    monkeypatch.delenv(results.RECORD, raising=False)
+    results.update("demo", {"PyTorch": [3]})
+    assert json.loads((cache / "demo.json").read_text()) == {"Keras": [1], "PyTorch": [3]}
+    assert (committed / "demo.json").read_text() == '{"Keras": [1], "PyTorch": [2]}\n'
+    assert results.load("demo") == {"Keras": [1], "PyTorch": [2]}
+
+
+def test_the_users_results_folder_is_outside_the_repository():
+    folder = results.local_results_dir().resolve()
+    assert not folder.is_relative_to(results.RESULTS_DIR.parents[1].resolve()), folder
+
+
+def test_a_maintainer_records_results_into_the_book(tmp_path, monkeypatch):
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.delenv("COURSE_RESULTS_OUT", raising=False)
+    monkeypatch.setenv(results.RECORD, "1")
     results.update("demo", {"Keras": [1, 2]})
     results.update("demo", {"PyTorch": [3]})                 # keeps Keras' entry
     assert results.load("demo") == {"Keras": [1, 2], "PyTorch": [3]}
