@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from course_tools import requirements, split
+from course_tools import commonmark, requirements, split
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = split.chapters()
@@ -55,9 +55,14 @@ def test_split_notebooks_are_the_chapters_cells_in_order(chapter):
         assert notebook["metadata"]["course_framework"] == framework
         expected = [c for c in cells
                     if not {other, split.BOTH} & set(c["metadata"].get("tags", []))]
+        references = notebook["cells"].pop()
+        assert references["id"] == split.REFERENCES_ID, "no reference list at the end"
         assert [c["id"] for c in notebook["cells"]] == [c["id"] for c in expected]
         for mine, theirs in zip(notebook["cells"], expected):
-            assert mine["source"] == theirs["source"] and mine["cell_type"] == theirs["cell_type"]
+            source = "".join(theirs["source"])
+            if theirs["cell_type"] == "markdown":
+                source = commonmark.to_commonmark(source, framework)
+            assert "".join(mine["source"]) == source and mine["cell_type"] == theirs["cell_type"]
         kept_tags = {t for c in notebook["cells"] for t in c["metadata"].get("tags", [])}
         assert other not in kept_tags and split.BOTH not in kept_tags
         # and every framework cell of the chapter is in one of the two notebooks

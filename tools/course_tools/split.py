@@ -7,7 +7,9 @@ follows one framework runs ``notebooks/NN_topic-keras.ipynb`` or ``-pytorch.ipyn
 the shared cells and that framework's cells, in the chapter's order, with the same ids,
 sources and metadata, and nothing that imports the other framework. They live outside
 ``book/``, which holds the book's sources only (no code cell reads a path relative to its
-notebook, and the figures are MyST directives that only the built book renders).
+notebook). Their Markdown is the chapter's in plain CommonMark (course_tools.commonmark: quoted
+admonitions, image links to ``../book/figures/``, author-year citations and a reference list at
+the end), so that they read well in JupyterLab, VS Code, Colab and GitHub without an extension.
 
 Their outputs come from executing the split notebook itself (a shared cell prints what
 *this* framework computed), so this command copies the cells and keeps the outputs of an
@@ -31,11 +33,13 @@ import sys
 from pathlib import Path
 
 from . import ROOT
+from .commonmark import cited_keys, references_cell_source, to_commonmark
 
 BOOK = ROOT / "book"
 OUT = ROOT / "notebooks"                                     # the split notebooks
 FRAMEWORKS = {"keras": "pytorch", "pytorch": "keras"}        # framework -> the other one
 BOTH = "both-frameworks"                                      # a cell that needs both
+REFERENCES_ID = "course-references"                           # the reference list's cell
 
 
 def is_split(path: Path) -> bool:
@@ -76,8 +80,13 @@ def split(chapter: dict, framework: str, existing: dict | None = None) -> dict:
     notebook = copy.deepcopy({key: value for key, value in chapter.items() if key != "cells"})
     notebook["metadata"]["course_framework"] = framework
     notebook["cells"] = []
+    cited = []
     for cell in kept_cells(chapter, framework):
         cell = copy.deepcopy(cell)
+        if cell["cell_type"] == "markdown":
+            source = "".join(cell["source"])
+            cited += [key for key in cited_keys(source) if key not in cited]
+            cell["source"] = to_commonmark(source, framework)
         old = previous.get(_key(cell))
         if cell["cell_type"] == "code" and old is not None:
             cell["outputs"] = copy.deepcopy(old["outputs"])
@@ -85,6 +94,9 @@ def split(chapter: dict, framework: str, existing: dict | None = None) -> dict:
             if "execution" in old.get("metadata", {}):
                 cell["metadata"]["execution"] = copy.deepcopy(old["metadata"]["execution"])
         notebook["cells"].append(cell)
+    if cited:
+        notebook["cells"].append({"cell_type": "markdown", "id": REFERENCES_ID, "metadata": {},
+                                  "source": references_cell_source(cited)})
     return notebook
 
 
