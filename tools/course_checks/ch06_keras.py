@@ -1,6 +1,7 @@
-"""Chapter 6's checks for Keras: the encoder layer and the caching decoder layer against
-keras-hub's, padding, the causal mask and the cache, dropout, decoder_masks against its definition,
-and the layers whose parameters part 5's measurement counts. Beam search: ch06."""
+"""Chapter 6's checks for Keras: the encoder layer (post-LN, pre-LN, parallel) and the caching
+decoder layer against keras-hub's, padding, the causal mask and the cache, dropout and where it sits,
+decoder_masks against its definition, and the layers whose parameters part 5's measurement counts.
+Beam search: ch06."""
 import warnings
 
 import keras
@@ -10,7 +11,7 @@ from keras import ops
 from attention_course.data import BOS_ID, PAD_ID
 
 from . import ch06, ch06_measure
-from .ch06 import padded_token_batches  # noqa: F401 (the mask test's inputs, as in PyTorch)
+from .ch06 import LAYOUTS, padded_token_batches  # noqa: F401 (the layouts; the mask test's inputs)
 from .ch06_measure import PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES  # noqa: F401
 
 NORM_FIRST = (False, True)         # post-LN, then pre-LN
@@ -52,9 +53,11 @@ def copy_layer(mine, theirs, attentions, norms, width, heads, seed):
             norm.beta.assign(beta)
 
 
-def encoder_against_library(EncoderLayer, norm_first):
+def encoder_against_library(EncoderLayer, norm_first, parallel):
     """The student's layer with its weights copied into keras-hub's TransformerEncoder (random
-    layer-norm weights) agrees on the real tokens of a padded batch. Returns (name, value)."""
+    layer-norm weights) agrees on the real tokens of a padded batch; the parallel block agrees with
+    x + keras-hub's own two sublayers (its self-attention and feed-forward layers, each after its
+    norm), added. Returns (name, value)."""
     import keras_hub                                   # only here: slow to import
 
     with warnings.catch_warnings():
@@ -63,7 +66,7 @@ def encoder_against_library(EncoderLayer, norm_first):
         draw = np.random.default_rng(21)
         x = draw.normal(size=(3, 6, 12)).astype("float32")                  # (B, S, d_model)
         real = np.arange(6)[None] < np.array([6, 4, 1])[:, None]             # (B, S)
-        mine = EncoderLayer(12, 3, 20, 0.0, norm_first)
+        mine = EncoderLayer(12, 3, 20, 0.0, norm_first=norm_first, parallel=parallel)
         mine(x, real[:, None, :])                                            # build, then copy
         theirs = keras_hub.layers.TransformerEncoder(20, 3, dropout=0.0, activation="relu",
                                                      layer_norm_epsilon=1e-5, normalize_first=norm_first)
@@ -72,64 +75,77 @@ def encoder_against_library(EncoderLayer, norm_first):
                    [("attention_norm", "_self_attention_layer_norm"),
                     ("feed_forward_norm", "_feedforward_layer_norm")], 12, 3, 22)
         got = ops.convert_to_numpy(mine(x, real[:, None, :])[0])
-        want = ops.convert_to_numpy(theirs(x, padding_mask=real))
+        if parallel:                                   # both branches read x; their sum is added to x
+            normed = theirs._self_attention_layer_norm(x)
+            attended = theirs._self_attention_layer(
+                query=normed, value=normed, attention_mask=np.broadcast_to(real[:, None, :], (3, 6, 6)))
+            network = theirs._feedforward_output_dense(
+                theirs._feedforward_intermediate_dense(theirs._feedforward_layer_norm(x)))
+            want = ops.convert_to_numpy(x + attended + network)
+        else:
+            want = ops.convert_to_numpy(theirs(x, padding_mask=real))
         gap = np.abs(got - want)[real].max()
+        library = ("x + the self-attention and the feed-forward network of keras-hub's "
+                   "TransformerEncoder, each after its norm" if parallel
+                   else "keras-hub's TransformerEncoder")
         assert gap < 1e-5, (
-            f"with norm_first={norm_first}, your layer differs from keras-hub's TransformerEncoder with the "
-            f"same weights by up to {gap:.3g} on the real tokens: check the order of residual sum, dropout "
-            "and layer norm")
-        return f"encoder = keras-hub, norm_first={norm_first}", bool(gap < 1e-5)
+            f"with {ch06.layout_name(norm_first, parallel)}, your layer differs from {library} with "
+            f"the same weights by up to {gap:.3g} on the real tokens: check the order of residual sum, "
+            "dropout and layer norm, and what each sublayer reads")
+        return f"encoder = keras-hub, {ch06.layout_name(norm_first, parallel)}", bool(gap < 1e-5)
 
 
-def encoder_padding_ignored(EncoderLayer, norm_first):
+def encoder_padding_ignored(EncoderLayer, norm_first, parallel):
     """Changing the input at padded positions changes no output at a real position.
     Returns (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         keras.utils.set_random_seed(31)
         draw = np.random.default_rng(31)
-        layer = EncoderLayer(8, 4, 16, 0.0, norm_first)
+        layer = EncoderLayer(8, 4, 16, 0.0, norm_first=norm_first, parallel=parallel)
         x = draw.normal(size=(2, 7, 8)).astype("float32")                    # (B, S, d_model)
         real = np.arange(7)[None] < np.array([5, 2])[:, None]                # (B, S)
         other = x.copy()
         other[~real] = draw.normal(size=(int((~real).sum()), 8)) * 10         # other padding
         a, b = (ops.convert_to_numpy(layer(v, real[:, None, :])[0]) for v in (x, other))
         gap = np.abs(a - b)[real].max()
-        return ch06.padding_verdict(gap, norm_first)
+        return ch06.padding_verdict(gap, norm_first, parallel)
 
 
 def encoder_dropout(EncoderLayer):
     """With dropout=0.5, two calls with training=True differ and two calls without it are equal;
-    with dropout=0.0 training and inference agree. Returns two observations (name, value)."""
+    with dropout=0.0 training and inference agree (the parallel block); where dropout sits, in each
+    layout. Returns the observations (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         keras.utils.set_random_seed(41)
         x = np.random.default_rng(41).normal(size=(2, 4, 8)).astype("float32")   # (B, S, d_model)
-        layer = EncoderLayer(8, 2, 16, 0.5)
+        layer = EncoderLayer(8, 2, 16, 0.5, norm_first=True, parallel=True)
         first, second = (ops.convert_to_numpy(layer(x, training=True)[0]) for _ in range(2))
         assert np.abs(first - second).max() > 1e-3, (
             "with training=True, dropout=0.5 should make two calls differ")
         third, fourth = (ops.convert_to_numpy(layer(x)[0]) for _ in range(2))
         assert np.array_equal(third, fourth), (
             "without training=True the layer should give the same output every time")
-        quiet = EncoderLayer(8, 2, 16, 0.0)
+        quiet = EncoderLayer(8, 2, 16, 0.0, norm_first=True, parallel=True)
         train_out = ops.convert_to_numpy(quiet(x, training=True)[0])
         eval_out = ops.convert_to_numpy(quiet(x)[0])
         assert np.allclose(train_out, eval_out, atol=1e-6), (
             "with dropout=0.0, training and inference should agree")
         return [("dropout is used in training mode", True), ("evaluation is deterministic", True),
-                *(dropout_placement(EncoderLayer, norm_first) for norm_first in NORM_FIRST)]
+                *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
+                branch_masks(EncoderLayer)]
 
 
-def dropout_placement(EncoderLayer, norm_first):
+def dropout_placement(EncoderLayer, norm_first, parallel):
     """Where dropout sits: with dropout=1.0 every dropped value is zero, so with training=True the
-    layer reduces to its norms (post-LN) or to its input (pre-LN) when, and only when, dropout is on
-    each sublayer's output before the residual sum. The weights, biases included, are random, so a
-    dropout on a sublayer's input or on the attention weights leaves a bias behind. Returns the
-    observation (ch06.placement_observation)."""
+    layer reduces to its norms (post-LN) or to its input (pre-LN, parallel) when, and only when,
+    dropout is on each sublayer's output before the residual sum. The weights, biases included,
+    are random, so a dropout on a sublayer's input or on the attention weights leaves a bias behind.
+    Returns the observation (ch06.placement_observation)."""
     keras.utils.set_random_seed(43)
     rng = np.random.default_rng(43)
-    layer = EncoderLayer(8, 2, 16, 1.0, norm_first)
+    layer = EncoderLayer(8, 2, 16, 1.0, norm_first=norm_first, parallel=parallel)
     x = rng.normal(size=(2, 5, 8)).astype("float32")                      # (B, S, d_model)
     layer(x)                                                            # build the weights
     for part in ch06.ENCODER_PARTS:
@@ -137,23 +153,35 @@ def dropout_placement(EncoderLayer, norm_first):
             weight.assign(rng.normal(size=weight.shape).astype("float32"))
     out = ops.convert_to_numpy(layer(x, training=True)[0])
     norms = ops.convert_to_numpy(layer.feed_forward_norm(layer.attention_norm(x)))
-    ch06.placement_verdict(np.abs(out - x).max(), np.abs(out - norms).max(), norm_first)
-    return ch06.placement_observation(out, norm_first)
+    ch06.placement_verdict(np.abs(out - x).max(), np.abs(out - norms).max(), norm_first, parallel)
+    return ch06.placement_observation(out, norm_first, parallel)
 
 
-def masks_against_definition(decoder_masks, B, T, S, tgt, src):
-    """decoder_masks on target ids `tgt` (B, T) and source ids `src` (B, S) (NumPy) against the
-    definition (ch06.reference_decoder_masks). Returns (name, value)."""
+def branch_masks(EncoderLayer):
+    """The parallel block at dropout=0.5 with training=True, the feed-forward network's inner
+    dropout off: each branch is dropped on its own mask (ch06.branch_masks_verdict).
+    Returns (name, value)."""
+    keras.utils.set_random_seed(47)
+    x = np.random.default_rng(47).normal(size=(2, 5, 8)).astype("float32")   # (B, S, d_model)
+    layer = EncoderLayer(8, 2, 16, 0.5, norm_first=True, parallel=True)
+    layer(x)                                                            # build the weights
+    layer.feed_forward.dropout.rate = 0.0             # the hidden activations' dropout: off
+    out = ops.convert_to_numpy(layer(x, training=True)[0])
+    normed = layer.attention_norm(x)
+    attention = ops.convert_to_numpy(layer.self_attention(normed, normed)[0])
+    feed_forward = ops.convert_to_numpy(layer.feed_forward(layer.feed_forward_norm(x)))
+    return ch06.branch_masks_verdict(out - x, attention, feed_forward)
+
+
+def masks_against_definition(decoder_masks, B, T, S, tgt, src, tgt_segments, src_segments):
+    """decoder_masks on target ids `tgt` (B, T) and source ids `src` (B, S) (NumPy), without
+    segments and with them (ch06.masks_with_and_without_segments). Returns two observations."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
-        allowed, _ = ch06.reference_decoder_masks(tgt, src)                   # (B, T, T)
-        got_self, got_cross = (ops.convert_to_numpy(m) for m in decoder_masks(tgt, src))
-        assert got_self.shape == (B, T, T) and np.array_equal(got_self, allowed), (
-            f"with B={B}, T={T}: the self-attention mask should allow u <= t where tgt_in[b, u] is not "
-            "PAD_ID")
-        assert got_cross.shape == (B, 1, S) and np.array_equal(got_cross[:, 0], src != PAD_ID), (
-            f"with B={B}, S={S}: the cross-attention mask should be (B, 1, S), True where src is not PAD_ID")
-        return f"masks B={B} T={T} S={S}", (got_self, got_cross)
+        as_given = (lambda ids: ids)                                            # NumPy, as given
+        to_numpy = ops.convert_to_numpy
+        return ch06.masks_with_and_without_segments(
+            decoder_masks, as_given, to_numpy, B, T, S, tgt, src, tgt_segments, src_segments)
 
 
 def decoder_against_library(DecoderLayer, norm_first):

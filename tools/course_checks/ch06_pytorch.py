@@ -1,6 +1,7 @@
-"""Chapter 6's checks for PyTorch: the encoder layer and the caching decoder layer against
-torch.nn's, padding, the causal mask and the cache, dropout, decoder_masks against its definition,
-and the layers whose parameters part 5's measurement counts. Beam search: ch06."""
+"""Chapter 6's checks for PyTorch: the encoder layer (post-LN, pre-LN, parallel) and the caching
+decoder layer against torch.nn's, padding, the causal mask and the cache, dropout and where it sits,
+decoder_masks against its definition, and the layers whose parameters part 5's measurement counts.
+Beam search: ch06."""
 import contextlib
 import warnings
 
@@ -11,15 +12,16 @@ from torch import nn
 from attention_course.data import BOS_ID, PAD_ID
 
 from . import ch06, ch06_measure
-from .ch06 import padded_token_batches  # noqa: F401 (the mask test's inputs, as in Keras)
+from .ch06 import LAYOUTS, padded_token_batches  # noqa: F401 (the layouts; the mask test's inputs)
 from .ch06_measure import PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES  # noqa: F401
 
 NORM_FIRST = (False, True)         # post-LN, then pre-LN
 
 
 def reference_decoder_masks(target_ids, source_ids):
-    """The reference decoder_masks (part 2 is graded alone): (B, T), (B, S) id tensors ->
-    (B, T, T) causal and no padding, (B, 1, S) no padding; boolean, True = allowed."""
+    """The masks of part 3's tests (lent as decoder_masks there: part 2 is graded alone), one
+    example per row: (B, T), (B, S) id tensors -> (B, T, T) causal and no padding, (B, 1, S) no
+    padding; boolean, True = allowed."""
     steps = target_ids.shape[1]
     lower = torch.ones(steps, steps).tril().bool()
     return lower[None] & (target_ids != PAD_ID)[:, None, :], (source_ids != PAD_ID)[:, None, :]
@@ -70,34 +72,43 @@ def library_without_fastpath():
         torch.backends.mha.set_fastpath_enabled(True)
 
 
-def encoder_against_library(EncoderLayer, norm_first):
+def encoder_against_library(EncoderLayer, norm_first, parallel):
     """The student's layer with its weights copied into torch.nn.TransformerEncoderLayer (random
-    layer-norm weights) agrees on the real tokens of a padded batch. Returns (name, value)."""
+    layer-norm weights) agrees on the real tokens of a padded batch; the parallel block agrees with
+    x + the library layer's own two sublayers (its _sa_block and _ff_block, each after its norm),
+    added. Returns (name, value)."""
     with library_without_fastpath():
         torch.manual_seed(21)
-        mine = EncoderLayer(12, 3, 20, 0.0, norm_first).eval()
+        mine = EncoderLayer(12, 3, 20, 0.0, norm_first=norm_first, parallel=parallel).eval()
         theirs = nn.TransformerEncoderLayer(12, 3, 20, 0.0, batch_first=True, norm_first=norm_first).eval()
         copy_layer(mine, theirs, [("self_attention", "self_attn")], ["attention_norm", "feed_forward_norm"])
         x = torch.randn(3, 6, 12)                                             # (B, S, d_model)
         real = torch.arange(6)[None] < torch.tensor([6, 4, 1])[:, None]       # (B, S)
         with torch.no_grad():
             got = mine(x, real[:, None, :])[0]
-            want = theirs(x, src_key_padding_mask=~real)
+            if parallel:                             # both branches read x; their sum is added to x
+                want = (x + theirs._sa_block(theirs.norm1(x), None, ~real)
+                        + theirs._ff_block(theirs.norm2(x)))
+            else:
+                want = theirs(x, src_key_padding_mask=~real)
         gap = (got - want).abs()[real].max().item()
+        library = ("x + the self-attention and the feed-forward network of "
+                   "torch.nn.TransformerEncoderLayer, each after its norm" if parallel
+                   else "torch.nn.TransformerEncoderLayer")
         assert gap < 1e-5, (
-            f"with norm_first={norm_first}, your layer differs from torch.nn.TransformerEncoderLayer with "
+            f"with {ch06.layout_name(norm_first, parallel)}, your layer differs from {library} with "
             f"the same weights by up to {gap:.3g} on the real tokens: check the order of residual sum, "
-            "dropout and layer norm")
-        return f"encoder = torch.nn, norm_first={norm_first}", bool(gap < 1e-5)
+            "dropout and layer norm, and what each sublayer reads")
+        return f"encoder = torch.nn, {ch06.layout_name(norm_first, parallel)}", bool(gap < 1e-5)
 
 
-def encoder_padding_ignored(EncoderLayer, norm_first):
+def encoder_padding_ignored(EncoderLayer, norm_first, parallel):
     """Changing the input at padded positions changes no output at a real position.
     Returns (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         torch.manual_seed(31)
-        layer = EncoderLayer(8, 4, 16, 0.0, norm_first).eval()
+        layer = EncoderLayer(8, 4, 16, 0.0, norm_first=norm_first, parallel=parallel).eval()
         x = torch.randn(2, 7, 8)                                               # (B, S, d_model)
         real = torch.arange(7)[None] < torch.tensor([5, 2])[:, None]           # (B, S)
         other = x.clone()
@@ -105,16 +116,17 @@ def encoder_padding_ignored(EncoderLayer, norm_first):
         with torch.no_grad():
             a, b = (layer(v, real[:, None, :])[0] for v in (x, other))
         gap = (a - b).abs()[real].max().item()
-        return ch06.padding_verdict(gap, norm_first)
+        return ch06.padding_verdict(gap, norm_first, parallel)
 
 
 def encoder_dropout(EncoderLayer):
     """With dropout=0.5, two calls in training mode differ and two in evaluation mode are equal;
-    with dropout=0.0 both modes agree. Returns two observations (name, value)."""
+    with dropout=0.0 both modes agree (the parallel block); where dropout sits, in each layout.
+    Returns the observations (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         torch.manual_seed(41)
-        layer = EncoderLayer(8, 2, 16, 0.5)
+        layer = EncoderLayer(8, 2, 16, 0.5, norm_first=True, parallel=True)
         x = torch.randn(2, 4, 8)                                               # (B, S, d_model)
         layer.train()
         with torch.no_grad():
@@ -126,24 +138,25 @@ def encoder_dropout(EncoderLayer):
             third, fourth = layer(x)[0], layer(x)[0]
         assert torch.equal(third, fourth), (
             "in evaluation mode the layer should give the same output every time")
-        quiet = EncoderLayer(8, 2, 16, 0.0)
+        quiet = EncoderLayer(8, 2, 16, 0.0, norm_first=True, parallel=True)
         with torch.no_grad():
             train_out = quiet.train()(x)[0]
             eval_out = quiet.eval()(x)[0]
         assert torch.allclose(train_out, eval_out, atol=1e-6), (
             "with dropout=0.0, training and evaluation modes should agree")
         return [("dropout is used in training mode", True), ("evaluation is deterministic", True),
-                *(dropout_placement(EncoderLayer, norm_first) for norm_first in NORM_FIRST)]
+                *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
+                branch_masks(EncoderLayer)]
 
 
-def dropout_placement(EncoderLayer, norm_first):
+def dropout_placement(EncoderLayer, norm_first, parallel):
     """Where dropout sits: with dropout=1.0 every dropped value is zero, so in training mode the
-    layer reduces to its norms (post-LN) or to its input (pre-LN) when, and only when, dropout is on
-    each sublayer's output before the residual sum. The weights, biases included, are random, so a
-    dropout on a sublayer's input or on the attention weights leaves a bias behind. Returns the
-    observation (ch06.placement_observation)."""
+    layer reduces to its norms (post-LN) or to its input (pre-LN, parallel) when, and only when,
+    dropout is on each sublayer's output before the residual sum. The weights, biases included,
+    are random, so a dropout on a sublayer's input or on the attention weights leaves a bias behind.
+    Returns the observation (ch06.placement_observation)."""
     torch.manual_seed(43)
-    layer = EncoderLayer(8, 2, 16, 1.0, norm_first).train()
+    layer = EncoderLayer(8, 2, 16, 1.0, norm_first=norm_first, parallel=parallel).train()
     generator = torch.Generator().manual_seed(43)
     with torch.no_grad():
         for part in ch06.ENCODER_PARTS:
@@ -153,24 +166,37 @@ def dropout_placement(EncoderLayer, norm_first):
         out = layer(x)[0]
         norms = layer.feed_forward_norm(layer.attention_norm(x))
     ch06.placement_verdict((out - x).abs().max().item(), (out - norms).abs().max().item(),
-                           norm_first)
-    return ch06.placement_observation(out, norm_first)
+                           norm_first, parallel)
+    return ch06.placement_observation(out, norm_first, parallel)
 
 
-def masks_against_definition(decoder_masks, B, T, S, tgt, src):
+def branch_masks(EncoderLayer):
+    """The parallel block at dropout=0.5 in training, the feed-forward network's inner dropout
+    off: each branch is dropped on its own mask (ch06.branch_masks_verdict). Returns (name, value)."""
+    torch.manual_seed(47)
+    layer = EncoderLayer(8, 2, 16, 0.5, norm_first=True, parallel=True).train()
+    for module in layer.feed_forward.modules():      # the hidden activations' dropout: off
+        if isinstance(module, nn.Dropout):
+            module.p = 0.0
+    x = torch.randn(2, 5, 8)                                                  # (B, S, d_model)
+    with torch.no_grad():
+        out = layer(x)[0]
+        normed = layer.attention_norm(x)
+        attention = layer.self_attention(normed, normed)[0]
+        feed_forward = layer.feed_forward(layer.feed_forward_norm(x))
+    return ch06.branch_masks_verdict((out - x).numpy(), attention.numpy(), feed_forward.numpy())
+
+
+def masks_against_definition(decoder_masks, B, T, S, tgt, src, tgt_segments, src_segments):
     """decoder_masks on target ids `tgt` (B, T) and source ids `src` (B, S) (NumPy, given as
-    tensors) against the definition (ch06.reference_decoder_masks). Returns (name, value)."""
+    tensors), without
+    segments and with them (ch06.masks_with_and_without_segments). Returns two observations."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
-        allowed, _ = ch06.reference_decoder_masks(tgt, src)                   # (B, T, T)
-        got_self, got_cross = decoder_masks(torch.from_numpy(tgt), torch.from_numpy(src))
-        assert tuple(got_self.shape) == (B, T, T) and np.array_equal(got_self.numpy(), allowed), (
-            f"with B={B}, T={T}: the self-attention mask should allow u <= t where tgt_in[b, u] is not "
-            "PAD_ID")
-        assert (tuple(got_cross.shape) == (B, 1, S)
-                and np.array_equal(got_cross.numpy()[:, 0], src != PAD_ID)), (
-            f"with B={B}, S={S}: the cross-attention mask should be (B, 1, S), True where src is not PAD_ID")
-        return f"masks B={B} T={T} S={S}", (got_self, got_cross)
+        as_given = torch.from_numpy                                             # tensors
+        to_numpy = (lambda mask: mask.numpy())
+        return ch06.masks_with_and_without_segments(
+            decoder_masks, as_given, to_numpy, B, T, S, tgt, src, tgt_segments, src_segments)
 
 
 def decoder_against_library(DecoderLayer, norm_first):

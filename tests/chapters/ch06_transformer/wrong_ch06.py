@@ -8,8 +8,10 @@ describes both; tests/test_grading.py grades them.
 The points per part (16 in all, the same in both frameworks):
 
     part 1  EncoderLayer             test_encoder_visible 1, test_encoder_library_hidden 1,
-                                     test_encoder_padding_hidden 1, test_encoder_dropout_hidden 1
+            (post-LN, pre-LN and     test_encoder_padding_hidden 1, test_encoder_dropout_hidden 1
+            the parallel block)
     part 2  decoder_masks            test_masks_visible 1, test_masks_hidden 1
+            (a packed batch)
     part 3  CachedDecoderLayer       test_decoder_visible 1, test_decoder_library_hidden 1,
             (the variation)          test_decoder_cache_hidden 1, test_decoder_causal_hidden 1
     part 4  beam_search_one_source   test_beam_visible 1, test_beam_exhaustive_hidden 1,
@@ -23,6 +25,8 @@ gave.
 """
 from harness.declarations import Wrong
 
+PART1 = ("test_encoder_visible", "test_encoder_library_hidden", "test_encoder_padding_hidden",
+         "test_encoder_dropout_hidden")
 PART3 = ("test_decoder_visible", "test_decoder_library_hidden", "test_decoder_cache_hidden",
          "test_decoder_causal_hidden")
 
@@ -34,19 +38,48 @@ WRONG = [
           message="no position may attend to the padded positions"),
     Wrong("always_post_ln",
           {"test_encoder_library_hidden": 0},
-          "norm_first is ignored: post-LN is right (visible, padding, dropout), pre-LN differs from the "
-          "library's",
-          message="with norm_first=True, your layer differs"),
+          "norm_first is ignored: post-LN and the parallel block are right (visible, padding, dropout), "
+          "pre-LN differs from the library's",
+          message="with norm_first=True, parallel=False, your layer differs"),
     Wrong("dropout_after_the_sum",
           {"test_encoder_dropout_hidden": 0},
-          "dropout applied to the residual sum instead of the sublayer's output: right without dropout "
-          "(visible, library, padding) and random in training, but it drops the residual path too",
+          "dropout applied to the residual sum instead of the sublayers' outputs, in every layout: right "
+          "without dropout (visible, library, padding) and random in training, but it drops the "
+          "residual path too",
           message="dropout belongs on each sublayer's output, before the residual sum"),
+    Wrong("ch06_encoder_layer_chapter_cell",
+          dict.fromkeys(PART1, 0),
+          "the chapter's cell pasted (its residual function and EncoderLayer, §6.2): it has post-LN and "
+          "pre-LN but no parallel block, and every test passes parallel by name",
+          message={"keras": "Unrecognized keyword arguments passed to EncoderLayer",
+                   "pytorch": "got an unexpected keyword argument 'parallel'"}),
+    Wrong("parallel_ffn_reads_attention",
+          {"test_encoder_visible": 0, "test_encoder_library_hidden": 0, "test_encoder_dropout_hidden": 0},
+          "the parallel block's feed-forward network reads x plus the attention's output (a pre-LN layer "
+          "with one residual sum): the branches do not add up (visible), it differs from the library's "
+          "sublayers added, and its dropout does not give 0, 2 a, 2 f or 2 (a + f); post-LN, pre-LN "
+          "and padding are right",
+          message="does the feed-forward network read the attention's output?"),
+    Wrong("one_dropout_for_both_branches",
+          {"test_encoder_dropout_hidden": 0},
+          "the parallel block drops the sum of its two branches with one dropout, one mask for both: "
+          "right without dropout and with dropout=1.0, but a branch is never kept alone",
+          message="yours keeps or drops both branches together"),
     Wrong("masks_not_causal",
           {"test_masks_visible": 0, "test_masks_hidden": 0},
-          "the self-attention mask lets every position see the future; part 3's tests use a reference "
-          "decoder_masks, so they keep their points",
+          "the self-attention mask lets every position see the future of its example; part 3's tests "
+          "use a reference decoder_masks, so they keep their points",
           message="row t of the self-attention mask should allow the positions u <= t"),
+    Wrong("ch06_masks_chapter_cell",
+          {"test_masks_visible": 0, "test_masks_hidden": 0},
+          "the chapter's lines pasted (the masks of its Decoder, §6.3, with chapter 3's causal_mask): one "
+          "example per row, a (B, 1, S) cross-attention mask, and no segments to take",
+          message="got an unexpected keyword argument 'tgt_segments'"),
+    Wrong("cross_attention_sees_every_example",
+          {"test_masks_visible": 0, "test_masks_hidden": 0},
+          "the segments restrict the self-attention only: in a packed batch a target token attends to "
+          "the sources of every example of its row (right without segments)",
+          message="row t of the cross-attention mask should allow the real source tokens of t's example"),
     Wrong("decoder_sees_the_future",
           dict.fromkeys(PART3, 0),
           "the decoder's self-attention gets no mask: weights on later positions (visible), outputs "

@@ -1,9 +1,10 @@
 # %% encoder_layer
 class EncoderLayer(nn.Module):
-    """Self-attention, then a feed-forward network, each inside a residual connection with a
-    layer norm: after the sum (post-LN) or, with norm_first=True, before the sublayer (pre-LN)."""
+    """Self-attention and a feed-forward network, each inside a residual connection with a layer
+    norm: after the sum (post-LN), before the sublayer (pre-LN, norm_first=True) or, with
+    parallel=True, both reading the same input through their own norms, added to it in one sum."""
 
-    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, parallel=False):
         super().__init__()
         self.self_attention = MultiHeadAttention(d_model, num_heads)
         self.attention_norm = nn.LayerNorm(d_model, eps=1e-5)
@@ -11,8 +12,14 @@ class EncoderLayer(nn.Module):
         self.feed_forward_norm = nn.LayerNorm(d_model, eps=1e-5)
         self.dropout = nn.Dropout(dropout)
         self.norm_first = False
+        self.parallel = parallel
 
     def forward(self, x, attention_mask=None):      # x: (B, S, d_model); mask (B, 1, S)
+        if self.parallel:                            # GPT-J, GPT-NeoX, PaLM: one residual sum
+            normed = self.attention_norm(x)
+            attended, weights = self.self_attention(normed, normed, attention_mask)
+            branch = self.feed_forward(self.feed_forward_norm(x))
+            return x + self.dropout(attended) + self.dropout(branch), weights
         z = self.attention_norm(x) if self.norm_first else x
         attended, weights = self.self_attention(z, z, attention_mask)
         x = x + self.dropout(attended)

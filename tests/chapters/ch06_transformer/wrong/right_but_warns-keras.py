@@ -1,9 +1,11 @@
 # %% encoder_layer
 class EncoderLayer(layers.Layer):
-    """Self-attention, then a feed-forward network, each inside a residual connection with a
-    layer norm: after the sum (post-LN) or, with norm_first=True, before the sublayer (pre-LN)."""
+    """Self-attention and a feed-forward network, each inside a residual connection with a layer
+    norm: after the sum (post-LN), before the sublayer (pre-LN, norm_first=True) or, with
+    parallel=True, both reading the same input through their own norms, added to it in one sum."""
 
-    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, **kwargs):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, parallel=False,
+                 **kwargs):
         super().__init__(**kwargs)
         self.self_attention = MultiHeadAttention(d_model, num_heads)
         self.attention_norm = layers.LayerNormalization(epsilon=1e-5)
@@ -11,8 +13,15 @@ class EncoderLayer(layers.Layer):
         self.feed_forward_norm = layers.LayerNormalization(epsilon=1e-5)
         self.dropout = layers.Dropout(dropout)
         self.norm_first = norm_first
+        self.parallel = parallel
 
     def call(self, x, attention_mask=None):         # x: (B, S, d_model); mask (B, 1, S)
+        warnings.warn("my note: check the norms")
+        if self.parallel:                           # GPT-J, GPT-NeoX, PaLM: one residual sum
+            normed = self.attention_norm(x)
+            attended, weights = self.self_attention(normed, normed, attention_mask)
+            branch = self.feed_forward(self.feed_forward_norm(x))
+            return x + self.dropout(attended) + self.dropout(branch), weights
         z = self.attention_norm(x) if self.norm_first else x
         attended, weights = self.self_attention(z, z, attention_mask)
         x = x + self.dropout(attended)
@@ -22,18 +31,23 @@ class EncoderLayer(layers.Layer):
         x = x + self.dropout(self.feed_forward(z))
         if not self.norm_first:
             x = self.feed_forward_norm(x)
-        warnings.warn("my note: check the norms")
         return x, weights
 
 # %% masks
-def decoder_masks(tgt_in, src):
-    """(B, T), (B, S) token ids -> self-attention mask (B, T, T): causal and no padding;
-    cross-attention mask (B, 1, S): no padding. Both boolean, True = allowed."""
+def decoder_masks(tgt_in, src, tgt_segments=None, src_segments=None):
+    """(B, T), (B, S) token ids, and the example of each token in a packed batch (None: one per
+    row) -> self-attention mask (B, T, T): causal, no padding, within the example; cross-attention
+    mask (B, T, S): no padding, to the same example's source. Both boolean, True = allowed."""
+    if tgt_segments is None:                         # one example per row: every segment 0
+        tgt_segments, src_segments = ops.zeros_like(tgt_in), ops.zeros_like(src)
     length = ops.shape(tgt_in)[1]
     positions = ops.arange(length)
-    causal = positions[:, None] >= positions[None, :]                 # (T, T): u <= t
-    self_mask = ops.logical_and(causal[None], ops.not_equal(tgt_in, PAD_ID)[:, None, :])
-    cross_mask = ops.not_equal(src, PAD_ID)[:, None, :]
+    causal = positions[:, None] >= positions[None, :]                           # (T, T): u <= t
+    same_example = ops.equal(ops.expand_dims(tgt_segments, 2), ops.expand_dims(tgt_segments, 1))
+    self_mask = ops.logical_and(ops.logical_and(causal[None], same_example),
+                                ops.not_equal(tgt_in, PAD_ID)[:, None, :])      # (B, T, T)
+    its_source = ops.equal(ops.expand_dims(tgt_segments, 2), ops.expand_dims(src_segments, 1))
+    cross_mask = ops.logical_and(its_source, ops.not_equal(src, PAD_ID)[:, None, :])   # (B, T, S)
     warnings.warn("my note: check T = 1")
     return self_mask, cross_mask
 

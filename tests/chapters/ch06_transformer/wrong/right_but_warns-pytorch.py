@@ -1,9 +1,10 @@
 # %% encoder_layer
 class EncoderLayer(nn.Module):
-    """Self-attention, then a feed-forward network, each inside a residual connection with a
-    layer norm: after the sum (post-LN) or, with norm_first=True, before the sublayer (pre-LN)."""
+    """Self-attention and a feed-forward network, each inside a residual connection with a layer
+    norm: after the sum (post-LN), before the sublayer (pre-LN, norm_first=True) or, with
+    parallel=True, both reading the same input through their own norms, added to it in one sum."""
 
-    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False, parallel=False):
         super().__init__()
         self.self_attention = MultiHeadAttention(d_model, num_heads)
         self.attention_norm = nn.LayerNorm(d_model, eps=1e-5)
@@ -11,8 +12,15 @@ class EncoderLayer(nn.Module):
         self.feed_forward_norm = nn.LayerNorm(d_model, eps=1e-5)
         self.dropout = nn.Dropout(dropout)
         self.norm_first = norm_first
+        self.parallel = parallel
 
     def forward(self, x, attention_mask=None):      # x: (B, S, d_model); mask (B, 1, S)
+        warnings.warn("my note: check the norms")
+        if self.parallel:                            # GPT-J, GPT-NeoX, PaLM: one residual sum
+            normed = self.attention_norm(x)
+            attended, weights = self.self_attention(normed, normed, attention_mask)
+            branch = self.feed_forward(self.feed_forward_norm(x))
+            return x + self.dropout(attended) + self.dropout(branch), weights
         z = self.attention_norm(x) if self.norm_first else x
         attended, weights = self.self_attention(z, z, attention_mask)
         x = x + self.dropout(attended)
@@ -22,17 +30,21 @@ class EncoderLayer(nn.Module):
         x = x + self.dropout(self.feed_forward(z))
         if not self.norm_first:
             x = self.feed_forward_norm(x)
-        warnings.warn("my note: check the norms")
         return x, weights
 
 # %% masks
-def decoder_masks(tgt_in, src):
-    """(B, T), (B, S) token ids -> self-attention mask (B, T, T): causal and no padding;
-    cross-attention mask (B, 1, S): no padding. Both boolean, True = allowed."""
+def decoder_masks(tgt_in, src, tgt_segments=None, src_segments=None):
+    """(B, T), (B, S) token ids, and the example of each token in a packed batch (None: one per
+    row) -> self-attention mask (B, T, T): causal, no padding, within the example; cross-attention
+    mask (B, T, S): no padding, to the same example's source. Both boolean, True = allowed."""
+    if tgt_segments is None:                         # one example per row: every segment 0
+        tgt_segments, src_segments = torch.zeros_like(tgt_in), torch.zeros_like(src)
     length = tgt_in.shape[1]
     causal = torch.tril(torch.ones(length, length, dtype=torch.bool, device=tgt_in.device))
-    self_mask = causal[None] & (tgt_in != PAD_ID)[:, None, :]
-    cross_mask = (src != PAD_ID)[:, None, :]
+    same_example = tgt_segments[:, :, None] == tgt_segments[:, None, :]        # (B, T, T)
+    self_mask = causal[None] & same_example & (tgt_in != PAD_ID)[:, None, :]
+    its_source = tgt_segments[:, :, None] == src_segments[:, None, :]          # (B, T, S)
+    cross_mask = its_source & (src != PAD_ID)[:, None, :]
     warnings.warn("my note: check T = 1")
     return self_mask, cross_mask
 
