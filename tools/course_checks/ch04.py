@@ -28,6 +28,16 @@ INDIVISIBLE_SIZES = ((12, 5), (6, 4), (7, 2))   # (d_model, h): h does not divid
 SELF_ATTENTION_CASES = ((3, 5, 12, 3, 31), (1, 1, 6, 6, 32), (2, 4, 8, 1, 33), (4, 7, 20, 5, 34))
 SELF_ATTENTION_HINT = (": check how the heads get their columns of the projections, the scaling by "
                        "sqrt(d_head), and the output projection")
+# With d_head given, MultiHeadAttention(d_model, h, d_head=d_head) has an inner width h d_head that need
+# not be d_model (T5's d_kv, Keras' key_dim): (B, L, S or None for self-attention, d_model, h, d_head,
+# seed). Wider than d_model, narrower, h not dividing d_model, one head, d_head = 1 among them; against
+# the library's layer (PyTorch's between the query and the output projections, embed_dim = h d_head,
+# kdim = vdim = d_model). (Keras' key_dim = 1 bug, see ch04_keras.library_layer: no L or S equals h there.)
+DECOUPLED_CASES = ((2, 4, None, 8, 4, 6, 35), (3, 5, None, 12, 3, 2, 36), (1, 3, None, 10, 4, 3, 37),
+                   (2, 2, None, 6, 1, 9, 38), (2, 5, None, 8, 4, 1, 39))
+DECOUPLED_HINT = (": with d_head given, the query, key and value projections go from d_model to "
+                  "num_heads * d_head numbers, the output projection back to d_model, the scores are "
+                  "scaled by sqrt(d_head), and num_heads need not divide d_model")
 
 # Part 3: masks of shapes (B, L, S), (B, 1, S) and (L, S).
 MASK_CASES = (                                  # (B, L, d_model, h, real lengths, kind, seed)
@@ -128,6 +138,47 @@ def known_projections(d_model, seed, identity_output=False):
             weight = rng.normal(0.0, d_model ** -0.5, size=(d_model, d_model)).astype("float32")
             projections[name] = (weight, rng.normal(0.0, 0.1, size=d_model).astype("float32"))
     return projections
+
+
+def layer_widths(d_model, num_heads, d_head):
+    """{projection: (in, out)} of MultiHeadAttention(d_model, h, d_head=d_head): h d_head wide inside."""
+    inner = num_heads * d_head
+    return dict(query=(d_model, inner), key=(d_model, inner), value=(d_model, inner),
+                output_projection=(inner, d_model))
+
+
+def decoupled_projections(d_model, num_heads, d_head, seed):
+    """{projection: (kernel (in, out), bias (out,))}, float32, drawn from `seed` in the order
+    PROJECTIONS, for the widths layer_widths gives."""
+    rng = np.random.default_rng(seed)
+    drawn = {}
+    for name, (fan_in, fan_out) in layer_widths(d_model, num_heads, d_head).items():
+        kernel = rng.normal(0.0, fan_in ** -0.5, size=(fan_in, fan_out)).astype("float32")
+        drawn[name] = (kernel, rng.normal(0.0, 0.1, size=fan_out).astype("float32"))
+    return drawn
+
+
+def decoupled_what(B, L, S, d_model, num_heads, d_head):
+    """The name of a case of DECOUPLED_CASES."""
+    which = "self-attention" if S is None else f"cross-attention with S={S}"
+    return f"MultiHeadAttention({d_model}, {num_heads}, d_head={d_head}), {which}, B={B}, L={L}"
+
+
+def build_decoupled(MultiHeadAttention, what, d_model, num_heads, d_head):
+    """MultiHeadAttention(d_model, num_heads, d_head=d_head), or the AssertionError that says why not."""
+    try:
+        return reference.quietly(MultiHeadAttention, d_model, num_heads, d_head=d_head)
+    except Exception as error:
+        raise AssertionError(f"{what}: MultiHeadAttention({d_model}, {num_heads}, d_head={d_head}) raised "
+                             f"{type(error).__name__}: {error}{DECOUPLED_HINT}") from None
+
+
+def assert_decoupled_projection(what, d_model, num_heads, d_head, name, found_in_out, has_bias):
+    """One projection's (in, out) widths, with a bias; found_in_out None: not a dense layer."""
+    fan_in, fan_out = layer_widths(d_model, num_heads, d_head)[name]
+    assert found_in_out == (fan_in, fan_out) and has_bias, (
+        f"{what}: layer.{name} should be a dense layer from {fan_in} to {fan_out} numbers, with a bias, "
+        f"found {found_in_out}{DECOUPLED_HINT}")
 
 
 def refuses_indivisible_heads(MultiHeadAttention):

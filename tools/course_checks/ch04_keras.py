@@ -13,7 +13,8 @@ import numpy as np
 from keras import layers, ops
 
 from . import ch04, ch04_gqa, keras_reference, reference
-from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
+from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, DECOUPLED_CASES, MASK_CASES,  # noqa: F401 (cells)
+                   MERGE_CASES,
                    PADDED_CROSS_ATTENTION_CASES, PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES,
                    SELF_ATTENTION_CASES, SPLIT_CASES, parameter_count_prediction,
                    refuses_indivisible_heads)
@@ -188,6 +189,56 @@ def self_attention_against_library(MultiHeadAttention, B, L, d_model, num_heads,
     x, = ch04.normal_inputs(seed, (B, L, d_model))
     return compare_with_library(MultiHeadAttention, ch04.self_attention_what(B, L, d_model, num_heads),
                                 ch04.SELF_ATTENTION_HINT, d_model, num_heads, seed, x)
+
+
+def decoupled_against_library(MultiHeadAttention, B, L, S, d_model, num_heads, d_head, seed):
+    """A case of DECOUPLED_CASES: MultiHeadAttention(d_model, h, d_head=d_head), h d_head wide inside,
+    with known weights, against keras.layers.MultiHeadAttention(h, key_dim=d_head) with the same
+    weights; returns the observation."""
+    what, hint = ch04.decoupled_what(B, L, S, d_model, num_heads, d_head), ch04.DECOUPLED_HINT
+    layer = ch04.build_decoupled(MultiHeadAttention, what, d_model, num_heads, d_head)
+    for name in ch04.PROJECTIONS:
+        if not isinstance(getattr(layer, name, None), layers.Dense):
+            ch04.assert_decoupled_projection(what, d_model, num_heads, d_head, name, None, False)
+    x, source = ch04_gqa.case_inputs(B, L, S, d_model, seed)
+    args = (x,) if source is None else (x, source)
+    kv = x if source is None else source
+    try:
+        layer(*args)                                          # builds it
+    except Exception as error:
+        raise layer_error(what, error, hint) from None
+    drawn = ch04.decoupled_projections(d_model, num_heads, d_head, seed)
+    for name in ch04.PROJECTIONS:
+        dense = getattr(layer, name)
+        if not dense.built:
+            dense.build((None, ch04.layer_widths(d_model, num_heads, d_head)[name][0]))
+        ch04.assert_decoupled_projection(what, d_model, num_heads, d_head, name, tuple(dense.kernel.shape),
+                                         dense.use_bias)
+        kernel, bias = drawn[name]                            # kernel (in, out), as layers.Dense keeps it
+        dense.kernel.assign(kernel)
+        dense.bias.assign(bias)
+    library = keras.layers.MultiHeadAttention(num_heads=num_heads, key_dim=d_head)
+    library(x, kv)                                            # builds it
+    for name, theirs in [("query", library.query_dense), ("key", library.key_dense),
+                         ("value", library.value_dense)]:
+        kernel, bias = drawn[name]
+        theirs.kernel.assign(kernel.reshape(d_model, num_heads, d_head))
+        theirs.bias.assign(bias.reshape(num_heads, d_head))
+    kernel, bias = drawn["output_projection"]
+    library.output_dense.kernel.assign(kernel.reshape(num_heads, d_head, d_model))
+    library.output_dense.bias.assign(bias)
+    try:
+        result = layer(*args)
+    except Exception as error:
+        raise layer_error(what, error, hint) from None
+    expected_output, expected_weights = (ops.convert_to_numpy(t) for t in library(
+        x, kv, return_attention_scores=True))
+    ch04.assert_output_and_weights(what, result)
+    output, weights = (ops.convert_to_numpy(t) for t in result)
+    ch04.assert_layer_shapes(what, output.shape, weights.shape, B, L, kv.shape[1], d_model, num_heads)
+    ch04.assert_weights_agree(what, hint, LIBRARY, float(np.abs(weights - expected_weights).max()))
+    ch04.assert_output_agrees(what, hint, LIBRARY, float(np.abs(output - expected_output).max()))
+    return what, [output, weights]
 
 
 def masked_self_attention_against_library(MultiHeadAttention, B, L, d_model, num_heads, lengths, kind, seed):

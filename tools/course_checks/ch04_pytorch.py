@@ -13,7 +13,8 @@ from torch import nn
 from attention_course.torch_self_attention import scaled_dot_product_attention
 
 from . import ch04, ch04_gqa, reference, torch_reference
-from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, MASK_CASES, MERGE_CASES,  # noqa: F401 (cells)
+from .ch04 import (BATCHED_CASES, CROSS_ATTENTION_CASES, DECOUPLED_CASES, MASK_CASES,  # noqa: F401 (cells)
+                   MERGE_CASES,
                    PADDED_CROSS_ATTENTION_CASES, PARAMETER_COUNT_CASES, PARAMETER_MEASUREMENT_CASES,
                    SELF_ATTENTION_CASES, SPLIT_CASES, parameter_count_prediction,
                    refuses_indivisible_heads)
@@ -160,6 +161,59 @@ def self_attention_against_library(MultiHeadAttention, B, L, d_model, num_heads,
     x = torch.from_numpy(ch04.normal_inputs(seed, (B, L, d_model))[0])
     return compare_with_library(MultiHeadAttention, ch04.self_attention_what(B, L, d_model, num_heads),
                                 ch04.SELF_ATTENTION_HINT, d_model, num_heads, seed, x)
+
+
+def decoupled_against_library(MultiHeadAttention, B, L, S, d_model, num_heads, d_head, seed):
+    """A case of DECOUPLED_CASES: MultiHeadAttention(d_model, h, d_head=d_head), h d_head wide inside,
+    with known weights, against nn.MultiheadAttention(embed_dim = h d_head, kdim = vdim = d_model)
+    between the query projection and the output projection (the library's query projection and
+    output projection the identity: it asks for queries embed_dim wide and gives back embed_dim
+    numbers); returns the observation."""
+    what, hint = ch04.decoupled_what(B, L, S, d_model, num_heads, d_head), ch04.DECOUPLED_HINT
+    layer = ch04.build_decoupled(MultiHeadAttention, what, d_model, num_heads, d_head)
+    drawn = ch04.decoupled_projections(d_model, num_heads, d_head, seed)
+    with torch.no_grad():
+        for name in ch04.PROJECTIONS:
+            dense = getattr(layer, name, None)
+            linear = isinstance(dense, nn.Linear)
+            ch04.assert_decoupled_projection(what, d_model, num_heads, d_head, name,
+                                             (dense.in_features, dense.out_features) if linear else None,
+                                             linear and dense.bias is not None)
+            kernel, bias = drawn[name]                          # kernel (in, out); nn.Linear keeps (out, in)
+            dense.weight.copy_(torch.from_numpy(kernel.T.copy()))
+            dense.bias.copy_(torch.from_numpy(bias))
+    layer.eval()
+    inner = num_heads * d_head
+    library = nn.MultiheadAttention(inner, num_heads, kdim=d_model, vdim=d_model, batch_first=True).eval()
+    (w_k, b_k), (w_v, b_v) = (tuple(torch.from_numpy(a) for a in drawn[name]) for name in ("key", "value"))
+    with torch.no_grad():
+        if library._qkv_same_embed_dim:                         # h d_head = d_model: one in_proj_weight
+            library.in_proj_weight.copy_(torch.cat([torch.eye(inner), w_k.T, w_v.T]))
+        else:
+            library.q_proj_weight.copy_(torch.eye(inner))
+            library.k_proj_weight.copy_(w_k.T)
+            library.v_proj_weight.copy_(w_v.T)
+        library.in_proj_bias.copy_(torch.cat([torch.zeros(inner), b_k, b_v]))
+        library.out_proj.weight.copy_(torch.eye(inner))
+        library.out_proj.bias.zero_()
+    x, source = (None if a is None else torch.from_numpy(a) for a in ch04_gqa.case_inputs(B, L, S, d_model, seed))
+    kv = x if source is None else source
+    (w_q, b_q), (w_o, b_o) = (tuple(torch.from_numpy(a) for a in drawn[name])
+                              for name in ("query", "output_projection"))
+    with torch.no_grad():
+        try:
+            result = layer(x) if source is None else layer(x, source)
+        except Exception as error:
+            raise AssertionError(f"{what}: your layer raised {type(error).__name__}: {error}{hint}") from None
+        attended, expected_weights = library(x @ w_q + b_q, kv, kv, average_attn_weights=False)
+        expected_output = attended @ w_o + b_o
+    ch04.assert_output_and_weights(what, result)
+    output, weights = result
+    ch04.assert_layer_shapes(what, tuple(output.shape), tuple(weights.shape), B, L, kv.shape[1], d_model,
+                             num_heads)
+    ch04.assert_weights_agree(what, hint, LIBRARY, (weights - expected_weights).abs().max().item())
+    ch04.assert_output_agrees(what, hint, LIBRARY, (output - expected_output).abs().max().item())
+    return what, [output, weights]
 
 
 def masked_self_attention_against_library(MultiHeadAttention, B, L, d_model, num_heads, lengths, kind, seed):

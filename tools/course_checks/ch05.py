@@ -11,20 +11,26 @@ import sysconfig
 
 import numpy as np
 
-# Part 1, sinusoidal_encoding against the formula: (L, d_model); odd d_model, d_model = 1, one
-# position, positions up to 1,000.
-SINUSOIDAL_CASES = ((1, 6), (7, 1), (20, 5), (50, 16), (9, 33), (1000, 12))
-ROTATION_TABLE = (40, 24)             # (L, d_model) of the test PE(p + k) = R_k PE(p)
+# Part 1, sinusoidal_encoding(positions, d_model, base) against the formula: (first position, number
+# of positions, d_model, base, shuffled), the positions first .. first + L - 1, in a shuffled order
+# if asked; odd d_model, d_model = 1, one position, offsets, shuffled positions, other bases (RoPE's
+# 500,000 of Llama 3 among them), positions up to 1,000.
+SINUSOIDAL_CASES = ((0, 1, 6, 10000, False), (3, 7, 1, 10000, False), (0, 20, 5, 100, False),
+                    (100, 50, 16, 10000, True), (7, 9, 33, 500000, False), (0, 1000, 12, 10000, False),
+                    (900, 100, 8, 10, True))
+ROTATION_TABLE = (40, 24)             # (L, d_model) of the test PE(p + k) = R_k PE(p), positions 0 .. L-1
 SMALL_TABLE, LARGE_TABLE = (4, 6), (300, 64)   # (L, d_model) whose costs the vectorisation test compares
-# Part 2, SinusoidalEncoding with a reference table: (max_len, d_model, L, seed); odd d_model with
-# L = max_len, L = 1, L < max_len.
-SINUSOIDAL_LAYER_CASES = ((12, 7, 12, 1), (30, 16, 1, 2), (64, 10, 37, 3))
+# Part 2, SinusoidalEncoding with a reference table: (max_len, d_model, L, start, seed); odd d_model
+# with L = max_len, L = 1 from a start, L < max_len from a start, start + L = max_len.
+SINUSOIDAL_LAYER_CASES = ((12, 7, 12, 0, 1), (30, 16, 1, 17, 2), (64, 10, 37, 5, 3), (20, 6, 4, 16, 4))
 # Part 3, TokenAndPositionEmbedding with known weights: (V, max_len, embed_dim, B, L, seed);
 # B = 1 with L = max_len, L = 1, L = max_len - 1.
 EMBEDDING_CASES = ((7, 9, 5, 1, 9, 31), (50, 20, 8, 4, 1, 32), (3, 12, 6, 3, 11, 33))
-# Part 4, apply_rope against its definition: (shape (..., L, d_k), seed); a heads axis, one
-# position, d_k = 2 without a batch axis, 200 positions.
-ROPE_CASES = (((2, 3, 5, 8), 41), ((4, 1, 6), 42), ((7, 2), 43), ((1, 200, 16), 44))
+# Part 4, apply_rope(x, start) against its definition: (shape (..., L, d_k), start, seed); a heads axis,
+# one position from a start (a cached generation's new token), d_k = 2 without a batch axis, 200
+# positions, a start of 800.
+ROPE_CASES = (((2, 3, 5, 8), 0, 41), ((4, 1, 6), 9, 42), ((7, 2), 3, 43), ((1, 200, 16), 0, 44),
+              ((2, 2, 4, 12), 800, 45))
 ROPE_OFFSET_SEED = 51                 # part 4: the query and key of the relative-offset test
 POSITION_LAYER = (10, 6, 7, 3)        # part 3: PositionEmbedding(max_len, d_model) on L positions from start
 
@@ -54,27 +60,47 @@ def swapped(namespace, name, replacement):
 
 
 # ---------------------------------------------------------------- part 1: the sinusoidal table
-def sinusoidal_table(n_pos, width):
-    """The formula, column by column, in float64: (n_pos, width)."""
-    where = np.arange(n_pos)[:, None]
+def sinusoidal_rows(positions, width, base=10000.0):
+    """The formula, column by column, in float64: one row per position, (len(positions), width)."""
+    where = np.asarray(positions, dtype=np.float64)[:, None]
     col = np.arange(width)
-    angle = where / np.power(10000.0, (col - col % 2) / width)
+    angle = where / np.power(float(base), (col - col % 2) / width)
     return np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
 
 
-def table_shape_message(got, n_pos, width):
-    """What the feedback says when sinusoidal_encoding(n_pos, width) is no tensor of that shape."""
-    return (f"sinusoidal_encoding({n_pos}, {width}) should be a tensor of shape {(n_pos, width)}, got "
+def sinusoidal_table(n_pos, width):
+    """The rows of the positions 0 .. n_pos - 1, base 10,000: (n_pos, width)."""
+    return sinusoidal_rows(np.arange(n_pos), width)
+
+
+def case_positions(first, n_pos, shuffled):
+    """The positions of a SINUSOIDAL_CASES case: first .. first + n_pos - 1, shuffled if asked (int64)."""
+    positions = np.arange(first, first + n_pos)
+    return np.random.default_rng(n_pos).permutation(positions) if shuffled else positions
+
+
+def sinusoidal_what(first, n_pos, width, base, shuffled):
+    """The name of a SINUSOIDAL_CASES case."""
+    order = ", shuffled" if shuffled else ""
+    return (f"sinusoidal_encoding(positions {first} .. {first + n_pos - 1}{order}, d_model={width}, "
+            f"base={base})")
+
+
+def table_shape_message(got, what, n_pos, width):
+    """What the feedback says when a table is no tensor of shape (n_pos, width)."""
+    return (f"{what} should be a tensor of shape (number of positions, d_model) = {(n_pos, width)}, got "
             f"{tuple(getattr(got, 'shape', ()))}")
 
 
-def assert_table_matches_formula(table, n_pos, width):
-    """The student's table (n_pos, width), in float64, equals the formula within 1e-6 + 1e-7 n_pos."""
-    err = np.abs(table - sinusoidal_table(n_pos, width)).max()
-    assert err < 1e-6 + 1e-7 * n_pos, (
-        f"sinusoidal_encoding({n_pos}, {width}) differs from the formula by up to {err:.3g}: check the "
-        "exponent 2i / d_model (the pair index, divided by d_model itself), sines in even columns, "
-        "cosines in odd ones, and, for an odd d_model, the sine of one more frequency in the last column")
+def assert_table_matches_formula(table, what, positions, width, base):
+    """The student's table (len(positions), width), in float64, equals the formula within
+    1e-6 + 1e-7 max(positions)."""
+    err = np.abs(table - sinusoidal_rows(positions, width, base)).max()
+    assert err < 1e-6 + 1e-7 * max(positions), (
+        f"{what} differs from the formula by up to {err:.3g}: row j is PE(positions[j]), for the position "
+        "it is given, not j; check the base (omega_i = base^(-2i / d_model), the pair index divided by "
+        "d_model itself), sines in even columns, cosines in odd ones, and, for an odd d_model, the sine "
+        "of one more frequency in the last column")
 
 
 def table_rotation(table):
@@ -116,20 +142,23 @@ def python_lines_run(run):
     return executed[0]
 
 
-def table_vectorised(sinusoidal_encoding, operations_run):
+def table_vectorised(sinusoidal_encoding, operations_run, positions_of):
     """The operations (counted by the framework's `operations_run(run)`) and the lines of Python
-    that sinusoidal_encoding runs for a 300 x 64 table are about those for 4 x 6. Returns the
-    observation."""
-    small = operations_run(lambda: sinusoidal_encoding(*SMALL_TABLE))
-    large = operations_run(lambda: sinusoidal_encoding(*LARGE_TABLE))
+    that sinusoidal_encoding runs for a 300 x 64 table are about those for 4 x 6 (the positions
+    0 .. L - 1 made by positions_of(NumPy array), outside the counts). Returns the observation."""
+    (few, narrow), (many, wide) = SMALL_TABLE, LARGE_TABLE
+    few_positions, many_positions = positions_of(np.arange(few)), positions_of(np.arange(many))
+    small = operations_run(lambda: sinusoidal_encoding(few_positions, narrow))
+    large = operations_run(lambda: sinusoidal_encoding(many_positions, wide))
     assert large - small < 8, (
-        f"sinusoidal_encoding(300, 64) ran {large} operations and sinusoidal_encoding(4, 6) {small}: "
+        f"sinusoidal_encoding on 300 positions, d_model = 64, ran {large} operations, and on 4 positions, "
+        f"d_model = 6, {small}: "
         "it does some work once per position or per column (a loop?); compute all the angles at once")
-    small_lines = python_lines_run(lambda: sinusoidal_encoding(*SMALL_TABLE))
-    large_lines = python_lines_run(lambda: sinusoidal_encoding(*LARGE_TABLE))
+    small_lines = python_lines_run(lambda: sinusoidal_encoding(few_positions, narrow))
+    large_lines = python_lines_run(lambda: sinusoidal_encoding(many_positions, wide))
     assert large_lines - small_lines < 8, (
-        f"sinusoidal_encoding(300, 64) ran {large_lines} lines of Python and sinusoidal_encoding(4, 6) "
-        f"{small_lines}: it does some work once per position or per column (a loop?); compute all the "
+        f"sinusoidal_encoding on 300 positions, d_model = 64, ran {large_lines} lines of Python, and on 4 "
+        f"positions, d_model = 6, {small_lines}: it does some work once per position or per column (a loop?); compute all the "
         "angles at once with tensor operations")
     return "sinusoidal_encoding is vectorised", True
 
@@ -140,13 +169,13 @@ def layer_input(n_pos, width, seed):
     return np.random.default_rng(seed).normal(size=(3, n_pos, width)).astype("float32")
 
 
-def assert_layer_adds_table(y, numpy_of, x, max_len, width, n_pos):
-    """The layer's output y (3, L, d_model) is x plus the first L rows of the table, within 1e-5;
-    numpy_of(y) is y as a NumPy array (called only once the shape is right)."""
-    expected = x + sinusoidal_table(n_pos, width)       # (3, L, d_model)
+def assert_layer_adds_table(y, numpy_of, x, max_len, width, n_pos, start):
+    """The layer's output y (3, L, d_model) is x plus the rows start .. start + L - 1 of the table,
+    within 1e-5; numpy_of(y) is y as a NumPy array (called only once the shape is right)."""
+    expected = x + sinusoidal_table(start + n_pos, width)[start:]       # (3, L, d_model)
     assert tuple(y.shape) == expected.shape and np.abs(numpy_of(y) - expected).max() < 1e-5, (
-        f"SinusoidalEncoding({max_len}, {width}) on x of shape {x.shape} should return x plus "
-        "the first L rows of the table")
+        f"SinusoidalEncoding({max_len}, {width}) on x of shape {x.shape} with start={start} should return "
+        "x plus the rows start, ..., start + L - 1 of the table")
 
 
 # ---------------------------------------------------------------- part 3: token and position embedding
@@ -218,12 +247,13 @@ def assert_token_table_reached(reached):
 
 
 # ---------------------------------------------------------------- part 4: RoPE
-def rope_by_definition(a):
-    """RoPE by its definition, in float64: (..., L, d_k) -> (..., L, d_k)."""
+def rope_by_definition(a, start=0):
+    """RoPE by its definition, in float64, the positions start .. start + L - 1: (..., L, d_k) ->
+    (..., L, d_k)."""
     a = np.asarray(a, dtype=np.float64)
     n_pos, width = a.shape[-2], a.shape[-1]
     theta = np.power(10000.0, -np.arange(0, width, 2) / width)   # (d_k / 2,)
-    turn = np.arange(n_pos)[:, None] * theta[None, :]           # (L, d_k / 2)
+    turn = np.arange(start, start + n_pos)[:, None] * theta[None, :]   # (L, d_k / 2)
     c, s = np.cos(turn), np.sin(turn)
     out = np.empty_like(a)
     out[..., 0::2] = a[..., 0::2] * c - a[..., 1::2] * s
@@ -236,12 +266,13 @@ def rope_input(shape, seed):
     return np.random.default_rng(seed).normal(size=shape).astype("float32")
 
 
-def assert_rope_matches_definition(rotated, x, shape):
-    """apply_rope(x) (the student's, in float64) equals the definition within 1e-4."""
-    err = np.abs(rotated - rope_by_definition(x)).max()
+def assert_rope_matches_definition(rotated, x, shape, start):
+    """apply_rope(x, start=start) (the student's, in float64) equals the definition within 1e-4."""
+    err = np.abs(rotated - rope_by_definition(x, start)).max()
     assert err < 1e-4, (
-        f"apply_rope on shape {shape} differs from the definition by up to {err:.3g}: "
-        "pair (x_2i, x_2i+1) at position p (the second-to-last axis) turns by p * 10000^(-2i / d_k)")
+        f"apply_rope on shape {shape} with start={start} differs from the definition by up to {err:.3g}: "
+        "pair (x_2i, x_2i+1) of row j (the second-to-last axis) stands at position p = start + j and turns "
+        "by p * 10000^(-2i / d_k)")
 
 
 def rope_offset_inputs():

@@ -15,51 +15,58 @@ from .ch05_measure import DISTANCE_CASES, MEASUREMENT_CASES, distance_prediction
 
 
 # ---------------------------------------------------------------- part 1: sinusoidal_encoding
-def sinusoidal_against_formula(sinusoidal_encoding, n_pos, width):
-    """sinusoidal_encoding(n_pos, width) is a tensor (n_pos, width) equal to the formula. Returns the
-    observation (the table as a NumPy array)."""
-    got = sinusoidal_encoding(n_pos, width)
+def sinusoidal_against_formula(sinusoidal_encoding, first, n_pos, width, base, shuffled):
+    """sinusoidal_encoding(positions, width, base=base), positions a tensor of a SINUSOIDAL_CASES
+    case, is a tensor (n_pos, width) equal to the formula. Returns the observation (the table as a
+    NumPy array)."""
+    positions = ch05.case_positions(first, n_pos, shuffled)
+    what = ch05.sinusoidal_what(first, n_pos, width, base, shuffled)
+    got = reference.quietly(sinusoidal_encoding, ops.convert_to_tensor(positions), width, base=base)
     assert ops.is_tensor(got) and tuple(got.shape) == (n_pos, width), (
-        ch05.table_shape_message(got, n_pos, width))
+        ch05.table_shape_message(got, what, n_pos, width))
     got = ops.convert_to_numpy(got)
-    ch05.assert_table_matches_formula(got.astype(np.float64), n_pos, width)
-    return f"sinusoidal_encoding({n_pos}, {width})", got
+    ch05.assert_table_matches_formula(got.astype(np.float64), what, positions, width, base)
+    return what, got
 
 
 def sinusoidal_rotation(sinusoidal_encoding):
-    """PE(p + k) = R_k PE(p) in the student's table (40, 24). Returns the observation."""
-    table = ops.convert_to_numpy(sinusoidal_encoding(*ch05.ROTATION_TABLE)).astype(np.float64)
+    """PE(p + k) = R_k PE(p) in the student's table of the positions 0 .. 39, d_model = 24. Returns
+    the observation."""
+    n_pos, width = ch05.ROTATION_TABLE
+    table = ops.convert_to_numpy(sinusoidal_encoding(ops.arange(n_pos), width)).astype(np.float64)
     return ch05.table_rotation(table)
 
 
 def sinusoidal_vectorised(sinusoidal_encoding):
     """sinusoidal_encoding runs about as many operations and lines of Python for a 300 x 64 table as
     for 4 x 6. Returns the observation."""
-    return ch05.table_vectorised(sinusoidal_encoding, keras_reference.count_operations)
+    return ch05.table_vectorised(sinusoidal_encoding, keras_reference.count_operations, ops.convert_to_tensor)
 
 
 # ---------------------------------------------------------------- part 2: SinusoidalEncoding
-def reference_sinusoidal_encoding(n_pos, width):
-    """The table (n_pos, width) by the formula, as a float32 tensor: swapped in for the student's."""
-    return ops.convert_to_tensor(ch05.sinusoidal_table(n_pos, width).astype("float32"))
+def reference_sinusoidal_encoding(positions, width, base=10000.0):
+    """The rows (len(positions), width) by the formula, as a float32 tensor: swapped in for the
+    student's."""
+    rows = ch05.sinusoidal_rows(ops.convert_to_numpy(positions), width, base)
+    return ops.convert_to_tensor(rows.astype("float32"))
 
 
-def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, width, n_pos, seed):
+def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, width, n_pos, start, seed):
     """With the reference sinusoidal_encoding in the kernel's `namespace`: SinusoidalEncoding(max_len,
-    width) adds the table to x (3, n_pos, width), trains nothing, and holds the table as one
-    non-trainable weight. Returns the observations."""
+    width) adds the rows start .. start + n_pos - 1 of the table to x (3, n_pos, width), trains
+    nothing, and holds the table as one non-trainable weight. Returns the observations."""
     with ch05.swapped(namespace, "sinusoidal_encoding", reference_sinusoidal_encoding), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         layer = SinusoidalEncoding(max_len, width)
         x = ch05.layer_input(n_pos, width, seed)          # (3, L, d_model)
-        y = ops.convert_to_numpy(layer(x))
-        ch05.assert_layer_adds_table(y, np.asarray, x, max_len, width, n_pos)
+        y = ops.convert_to_numpy(layer(x, start=start))
+        ch05.assert_layer_adds_table(y, np.asarray, x, max_len, width, n_pos, start)
         assert layer.trainable_weights == [], "nothing of the layer should be trainable"
         fixed = [tuple(w.shape) for w in layer.non_trainable_weights]
         assert fixed == [(max_len, width)], (
             f"the table should be one non-trainable weight of shape {(max_len, width)}, found {fixed}")
-    return [(f"SinusoidalEncoding({max_len}, {width}) on L={n_pos}", y),
+    return [(f"SinusoidalEncoding({max_len}, {width}) on L={n_pos} from {start}", y),
             (f"SinusoidalEncoding({max_len}, {width}) fixed weights", fixed)]
 
 
@@ -112,15 +119,16 @@ def embedding_trainable_weights(TokenAndPositionEmbedding):
 
 
 # ---------------------------------------------------------------- part 4: RoPE
-def rope_against_definition(apply_rope, shape, seed):
-    """apply_rope on an array of `shape` (..., L, d_k) keeps the shape and equals the definition.
-    Returns the observation (a NumPy array)."""
+def rope_against_definition(apply_rope, shape, start, seed):
+    """apply_rope(x, start=start) on an array of `shape` (..., L, d_k) keeps the shape and equals the
+    definition. Returns the observation (a NumPy array)."""
     x = ch05.rope_input(shape, seed)
-    got = ops.convert_to_numpy(apply_rope(x))
+    got = ops.convert_to_numpy(apply_rope(x, start=start))
     assert got.shape == shape, (
-        f"apply_rope on an array of shape {shape} should return the same shape, got {got.shape}")
-    ch05.assert_rope_matches_definition(got.astype(np.float64), x, shape)
-    return f"apply_rope {shape}", got
+        f"apply_rope on an array of shape {shape} with start={start} should return the same shape, got "
+        f"{got.shape}")
+    ch05.assert_rope_matches_definition(got.astype(np.float64), x, shape, start)
+    return f"apply_rope {shape} from {start}", got
 
 
 def rope_relative_offset(apply_rope):

@@ -22,55 +22,60 @@ def numpy_of(tensor):
 
 
 # ---------------------------------------------------------------- part 1: sinusoidal_encoding
-def sinusoidal_against_formula(sinusoidal_encoding, n_pos, width):
-    """sinusoidal_encoding(n_pos, width) is a tensor (n_pos, width) equal to the formula. Returns the
-    observation."""
+def sinusoidal_against_formula(sinusoidal_encoding, first, n_pos, width, base, shuffled):
+    """sinusoidal_encoding(positions, width, base=base), positions a tensor of a SINUSOIDAL_CASES
+    case, is a tensor (n_pos, width) equal to the formula. Returns the observation."""
+    positions = ch05.case_positions(first, n_pos, shuffled)
+    what = ch05.sinusoidal_what(first, n_pos, width, base, shuffled)
     with torch.no_grad():
-        got = sinusoidal_encoding(n_pos, width)
+        got = reference.quietly(sinusoidal_encoding, torch.from_numpy(positions), width, base=base)
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == (n_pos, width), (
-        ch05.table_shape_message(got, n_pos, width))
-    ch05.assert_table_matches_formula(got.double().numpy(), n_pos, width)
-    return f"sinusoidal_encoding({n_pos}, {width})", got
+        ch05.table_shape_message(got, what, n_pos, width))
+    ch05.assert_table_matches_formula(got.double().numpy(), what, positions, width, base)
+    return what, got
 
 
 def sinusoidal_rotation(sinusoidal_encoding):
-    """PE(p + k) = R_k PE(p) in the student's table (40, 24). Returns the observation."""
+    """PE(p + k) = R_k PE(p) in the student's table of the positions 0 .. 39, d_model = 24. Returns
+    the observation."""
+    n_pos, width = ch05.ROTATION_TABLE
     with torch.no_grad():
-        table = sinusoidal_encoding(*ch05.ROTATION_TABLE).double().numpy()
+        table = sinusoidal_encoding(torch.arange(n_pos), width).double().numpy()
     return ch05.table_rotation(table)
 
 
 def sinusoidal_vectorised(sinusoidal_encoding):
     """sinusoidal_encoding runs about as many operations and lines of Python for a 300 x 64 table as
     for 4 x 6. Returns the observation."""
-    return ch05.table_vectorised(sinusoidal_encoding, torch_reference.count_operations)
+    return ch05.table_vectorised(sinusoidal_encoding, torch_reference.count_operations, torch.from_numpy)
 
 
 # ---------------------------------------------------------------- part 2: SinusoidalEncoding
-def reference_sinusoidal_encoding(n_pos, width):
-    """The table (n_pos, width) by the formula, as a float32 tensor: swapped in for the student's."""
-    return torch.tensor(ch05.sinusoidal_table(n_pos, width), dtype=torch.float32)
+def reference_sinusoidal_encoding(positions, width, base=10000.0):
+    """The rows (len(positions), width) by the formula, as a float32 tensor: swapped in for the
+    student's."""
+    return torch.tensor(ch05.sinusoidal_rows(np.asarray(positions), width, base), dtype=torch.float32)
 
 
-def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, width, n_pos, seed):
+def sinusoidal_layer_against_reference(SinusoidalEncoding, namespace, max_len, width, n_pos, start, seed):
     """With the reference sinusoidal_encoding in the kernel's `namespace`: SinusoidalEncoding(max_len,
-    width) adds the table to x (3, n_pos, width), has no parameters, and saves the table as the
-    buffer 'encoding'. Returns the observations."""
+    width) adds the rows start .. start + n_pos - 1 of the table to x (3, n_pos, width), has no
+    parameters, and saves the table as the buffer 'encoding'. Returns the observations."""
     with ch05.swapped(namespace, "sinusoidal_encoding", reference_sinusoidal_encoding), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
         layer = SinusoidalEncoding(max_len, width)
         x = ch05.layer_input(n_pos, width, seed)          # (3, L, d_model), the tensor's memory
         with torch.no_grad():
-            y = layer(torch.from_numpy(x))
-        ch05.assert_layer_adds_table(y, numpy_of, x, max_len, width, n_pos)
+            y = layer(torch.from_numpy(x), start=start)
+        ch05.assert_layer_adds_table(y, numpy_of, x, max_len, width, n_pos, start)
         parameters = [name for name, _ in layer.named_parameters()]
         assert parameters == [], (
             "the layer should have no parameters (a fixed table is a buffer, not an nn.Parameter), "
             f"found {parameters}")
         assert "encoding" in layer.state_dict(), (
             "the table should be a buffer named 'encoding' (saved with the layer)")
-    return [(f"SinusoidalEncoding({max_len}, {width}) on L={n_pos}", y),
+    return [(f"SinusoidalEncoding({max_len}, {width}) on L={n_pos} from {start}", y),
             (f"SinusoidalEncoding({max_len}, {width}) parameters", parameters)]
 
 
@@ -119,17 +124,17 @@ def embedding_trainable_weights(TokenAndPositionEmbedding):
 
 
 # ---------------------------------------------------------------- part 4: RoPE
-def rope_against_definition(apply_rope, shape, seed):
-    """apply_rope on a tensor of `shape` (..., L, d_k) keeps the shape and equals the definition.
-    Returns the observation."""
+def rope_against_definition(apply_rope, shape, start, seed):
+    """apply_rope(x, start=start) on a tensor of `shape` (..., L, d_k) keeps the shape and equals the
+    definition. Returns the observation."""
     x = ch05.rope_input(shape, seed)                      # shares its memory with the tensor
     with torch.no_grad():
-        got = apply_rope(torch.from_numpy(x))
+        got = apply_rope(torch.from_numpy(x), start=start)
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == shape, (
-        f"apply_rope on a tensor of shape {shape} should return the same shape, got "
+        f"apply_rope on a tensor of shape {shape} with start={start} should return the same shape, got "
         f"{tuple(getattr(got, 'shape', ()))}")
-    ch05.assert_rope_matches_definition(got.double().numpy(), x, shape)
-    return f"apply_rope {shape}", got
+    ch05.assert_rope_matches_definition(got.double().numpy(), x, shape, start)
+    return f"apply_rope {shape} from {start}", got
 
 
 def rope_relative_offset(apply_rope):

@@ -1,7 +1,8 @@
 """Chapter 4's known-wrong submissions (04-multi-head-attention-keras and -pytorch).
 
-Points per part (16): 1 split_heads(x, d_head) and merge_heads, 2 (visible 1, hidden 1); 2 the layer, 2
-(visible 1, hidden 1); 3 its masks, 2 (visible 1, hidden 1); 4 cross-attention, 2 (visible 1, hidden
+Points per part (16): 1 split_heads(x, d_head) and merge_heads, 2 (visible 1, hidden 1); 2 the layer,
+MultiHeadAttention(d_model, num_heads, d_head=None) with a head width of its own if asked, 2 (visible 1,
+hidden 1); 3 its masks, 2 (visible 1, hidden 1); 4 cross-attention, 2 (visible 1, hidden
 1); 5 all heads at once, 2 (visible 1, hidden 1); 6 predict and measure the parameter count, 3
 (visible 1, prediction 1, measurement 1); 7 grouped-query attention, the variation, 3 (visible 1,
 hidden without masks 1, hidden with masks 1).
@@ -66,6 +67,22 @@ WRONG = [
           "check the attention alone and pass (4 points), and so does part 5 (2); parts 1, 6 and 7 "
           "keep their 8: 14.",
           message="with the output projection's weight 0 and bias b, every output vector should be b"),
+    Wrong("ch04_layer_chapter_cell",
+          {"test_layer_visible": 0, "test_layer_hidden": 0},
+          "The chapter's MultiHeadAttention(d_model, num_heads) pasted (its split_heads calls given "
+          "d_model // num_heads, the width that part 1's split_heads takes): it has no d_head, so the "
+          "visible test's MultiHeadAttention(8, 2, d_head=6) raises (a TypeError in PyTorch; Keras' Layer "
+          "refuses the unknown keyword with a ValueError) (0 of 1), and so do the "
+          "hidden test's cases with d_head given (0 of 1); without d_head it is right, so parts 3 to 5 "
+          "keep their 6 points, and parts 1, 6 and 7 their 8: 14.",
+          message={"pytorch": "unexpected keyword argument 'd_head'",
+                   "keras": "Unrecognized keyword arguments passed to MultiHeadAttention"}),
+    Wrong("d_head_still_divides",
+          {"test_layer_hidden": 0},
+          "d_head honoured, but the ValueError raised whenever num_heads does not divide d_model, even "
+          "when d_head is given: the visible test's d_head = 6 on d_model = 8 with 2 heads builds (1 "
+          "point); the hidden test's MultiHeadAttention(10, 4, d_head=3) raises (0 of 1): 15.",
+          message="MultiHeadAttention(10, 4, d_head=3) raised ValueError"),
     Wrong("split_merge_only",
           {"test_layer_visible": 0, "test_layer_hidden": 0, "test_masks_visible": 0, "test_masks_hidden": 0,
            "test_cross_attention_visible": 0, "test_cross_attention_hidden": 0, "test_batched_visible": 0,

@@ -5,10 +5,11 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
-The points per part (16 in all, the same in both frameworks): part 1 sinusoidal_encoding 4
-(visible 1, values 1, rotation 1, vectorised 1); part 2 SinusoidalEncoding 1 (one cell, visible
-and hidden); part 3 PositionEmbedding and TokenAndPositionEmbedding 3 (visible 1, values 1,
-weights 1); part 4 apply_rope 2 (visible 1, values and the relative offset 1); part 5, the
+The points per part (16 in all, the same in both frameworks): part 1 sinusoidal_encoding(positions,
+d_model, base=10000) 4 (visible 1, values 1, rotation 1, vectorised 1); part 2 SinusoidalEncoding,
+called with a start, 1 (one cell, visible and hidden); part 3 PositionEmbedding and
+TokenAndPositionEmbedding 3 (visible 1, values 1, weights 1); part 4 apply_rope(x, start=0) 2
+(visible 1, values and the relative offset 1); part 5, the
 variation, ALiBi 3 (visible 1, slopes and bias 1, attention 1); part 6, predict and measure the
 distance of two encodings, 3 (visible 1, prediction 1, measurement 1).
 
@@ -28,11 +29,31 @@ WRONG = [
           {"test_sinusoidal_vectorised_hidden": 0},
           "right values, but one tensor per position: the operation count grows with the length",
           message="it does some work once per position or per column"),
+    Wrong("sinusoidal_ignores_base",
+          {"test_sinusoidal_values_hidden": 0},
+          "base accepted but 10,000 written in the formula: right for every table the visible test and "
+          "the rotation and vectorisation tests build (base 10,000), wrong for the hidden test's other "
+          "bases: 15",
+          message="base=100) differs from the formula"),
+    Wrong("ch05_sinusoidal_chapter_cell",
+          {"test_sinusoidal_visible": 0, "test_sinusoidal_values_hidden": 0,
+           "test_sinusoidal_rotation_hidden": 0, "test_sinusoidal_vectorised_hidden": 0},
+          "the chapter's sinusoidal_encoding(length, d_model) pasted: given a tensor of positions it "
+          "calls arange on it and fails, and it takes no base: every test of part 1 (0 of 4); part 2 "
+          "grades with a reference encoding: 12",
+          message={"pytorch": "arange() received an invalid combination of arguments",
+                   "keras": "limit must be a scalar"}),
     Wrong("trainable_table",
           {"test_sinusoidal_layer_visible": 0},
           "the fixed table is a trainable parameter: right values, but an optimiser would change it",
           message={"pytorch": "the layer should have no parameters",
                    "keras": "the layer should have no trainable weights"}),
+    Wrong("ch05_layer_chapter_cell",
+          {"test_sinusoidal_layer_visible": 0},
+          "the chapter's SinusoidalEncoding pasted (its table built from the positions 0 .. max_len - 1, "
+          "as part 1's sinusoidal_encoding takes them): right from position 0, but it takes no start, "
+          "which the part's one cell asks for (0 of 1): 15",
+          message="got an unexpected keyword argument 'start'"),
     Wrong("positions_from_one",
           {"test_token_and_position_visible": 0, "test_token_and_position_hidden": 0,
            "test_token_and_position_weights_hidden": 0},
@@ -49,6 +70,16 @@ WRONG = [
           "keras-hub's convention (pairs (i, i + d_k/2)) instead of interleaved pairs: right for d_k = "
           "2, wrong beyond (its scores still depend only on the offset: it is a rotation too)",
           message="pairs are interleaved"),
+    Wrong("rope_ignores_start",
+          {"test_rope_visible": 0, "test_rope_hidden": 0},
+          "apply_rope takes start but counts the positions from 0 (the chapter's rotation): right for "
+          "whole sequences, but the new tokens of a cached generation turn as if they began the text: "
+          "the visible test's last two tokens from start = 3 (0 of 1), the hidden starts (0 of 1): 14",
+          message="should rotate those two tokens by their true positions, 3 and 4"),
+    Wrong("ch05_rope_chapter_cell",
+          {"test_rope_visible": 0, "test_rope_hidden": 0},
+          "the chapter's apply_rope(x) pasted: it has no start, so both tests of part 4 raise (0 of 2): 14",
+          message="apply_rope() got an unexpected keyword argument 'start'"),
     Wrong("parts_1_3_only",
           {"test_rope_visible": 0, "test_rope_hidden": 0, "test_alibi_visible": 0,
            "test_alibi_bias_hidden": 0, "test_alibi_attention_hidden": 0,

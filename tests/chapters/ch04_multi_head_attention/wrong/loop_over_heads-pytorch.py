@@ -1,23 +1,28 @@
 # %% multi_head_attention
 class MultiHeadAttention(nn.Module):
-    """h heads of scaled dot-product attention, each d_model / h wide, computed together.
+    """h heads of scaled dot-product attention, each d_head wide (d_model / h if not given), computed
+    together.
 
-    MultiHeadAttention(d_model, num_heads): raises ValueError when num_heads does not divide d_model;
-    four nn.Linear(d_model, d_model) layers named query, key, value and output_projection.
+    MultiHeadAttention(d_model, num_heads, d_head=None): with d_head None, raises ValueError when
+    num_heads does not divide d_model, and d_head = d_model / num_heads; nn.Linear layers with biases
+    named query, key, value (d_model to num_heads * d_head) and output_projection (back to d_model).
     forward(query_input (B, L, d_model), key_value_input (B, S, d_model) or None (self-attention),
             attention_mask: bool, True = may attend, (B, L, S), (B, 1, S) or (L, S), or None)
     returns (output (B, L, d_model), weights (B, h, L, S)).
     """
 
-    def __init__(self, d_model, num_heads):
+    def __init__(self, d_model, num_heads, d_head=None):
         super().__init__()
-        if d_model % num_heads:
-            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        self.num_heads = num_heads
-        self.query = nn.Linear(d_model, d_model)               # the h matrices W_Q side by side
-        self.key = nn.Linear(d_model, d_model)                 # W_K
-        self.value = nn.Linear(d_model, d_model)               # W_V
-        self.output_projection = nn.Linear(d_model, d_model)   # W_O
+        if d_head is None:                                     # the chapter's split of d_model
+            if d_model % num_heads:
+                raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+            d_head = d_model // num_heads
+        self.num_heads, self.d_head = num_heads, d_head
+        inner = num_heads * d_head                             # the heads side by side, any width
+        self.query = nn.Linear(d_model, inner)                 # the h matrices W_Q side by side
+        self.key = nn.Linear(d_model, inner)                   # W_K
+        self.value = nn.Linear(d_model, inner)                 # W_V
+        self.output_projection = nn.Linear(inner, d_model)     # W_O: back to d_model
 
     def forward(self, query_input, key_value_input=None, attention_mask=None):
         if key_value_input is None:                            # self-attention

@@ -1,8 +1,9 @@
 # %% rope
-def apply_rope(x):
-    """(..., L, d_k) -> (..., L, d_k): each pair (x_2i, x_2i+1) at position p rotated by p / 10000^(2i / d_k)."""
+def apply_rope(x, start=0):
+    """(..., L, d_k) -> (..., L, d_k): row j stands at position p = start + j, and each pair
+    (x_2i, x_2i+1) of it is rotated by p / 10000^(2i / d_k)."""
     *batch, length, d_k = ops.shape(x)
-    positions = ops.arange(length, dtype="float32")[:, None]             # (L, 1)
+    positions = ops.arange(start, start + length, dtype="float32")[:, None]   # (L, 1): start .. start + L - 1
     two_i = ops.arange(0, d_k, 2, dtype="float32")                         # (d_k / 2,)
     angles = positions / ops.power(10000.0, two_i / d_k)                  # (L, d_k / 2)
     cos, sin = ops.cos(angles), ops.sin(angles)
