@@ -22,22 +22,33 @@ def library_gru_refused():
 
 
 def gru_step_against_library(gru_step, B, D, H, seed):
-    """gru_step against layers.GRUCell(reset_after=True) with the same random weights, the library
-    GRU refused while it runs. Returns (name, new states (B, H))."""
+    """gru_step against layers.GRUCell(reset_after=False) (Cho et al.'s form: the reset gate applied
+    to h before the recurrent product, one bias per gate) with the same random weights, the library
+    GRU refused while it runs. A step that gives the library's default form instead (the reset gate
+    after the product, the chapter's) is told so. Returns (name, new states (B, H))."""
     rng = np.random.default_rng(seed)
-    cell = layers.GRUCell(H, reset_after=True)
-    cell.build((None, D))
-    cell.set_weights([rng.normal(size=w.shape).astype("float32") for w in cell.get_weights()])
+    before = layers.GRUCell(H, reset_after=False)       # Cho et al.'s form
+    before.build((None, D))
+    before.set_weights([rng.normal(size=w.shape).astype("float32") for w in before.get_weights()])
     x, h = rng.normal(size=(B, D)).astype("float32"), rng.normal(size=(B, H)).astype("float32")
-    expected = ops.convert_to_numpy(cell(x, h)[0])
+    expected = ops.convert_to_numpy(before(x, h)[0])
+    weights = before.get_weights()
+    after = layers.GRUCell(H)                            # the default form, with the same numbers
+    after.build((None, D))
+    after.set_weights(weights[:2] + [np.stack([weights[2], np.zeros_like(weights[2])])])
+    reset_after = ops.convert_to_numpy(after(x, h)[0])
     with library_gru_refused():
-        got = ops.convert_to_numpy(gru_step(x, h, *cell.get_weights()))
+        got = ops.convert_to_numpy(gru_step(x, h, *weights))
     assert got.shape == (B, H), f"with B={B}, D={D}, H={H} expected shape (B, H) = {(B, H)}, got {got.shape}"
     err = float(np.abs(got - expected).max())
+    assert float(np.abs(got - reset_after).max()) >= 1e-5, (
+        f"gru_step gives the values of keras.layers.GRUCell(reset_after=True) (B={B}, D={D}, H={H}), "
+        "the chapter's form: in Cho et al.'s GRU the reset gate multiplies h before the recurrent "
+        "product, W_hn (r * h)")
     assert err < 1e-5, (
-        f"gru_step differs from keras.layers.GRUCell with the same weights by up to {err:.3g} "
-        f"(B={B}, D={D}, H={H}): check which columns of the stacked weights belong to which gate, "
-        "and where the reset gate applies")
+        f"gru_step differs from keras.layers.GRUCell(reset_after=False) with the same weights by up to "
+        f"{err:.3g} (B={B}, D={D}, H={H}): check which columns of the stacked weights belong to which "
+        "gate, and where the reset gate applies")
     return f"gru_step B={B} D={D} H={H}", got
 
 

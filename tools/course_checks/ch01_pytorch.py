@@ -20,25 +20,46 @@ def library_gru_refused():
                              "compute the gates from the formulas yourself")
 
 
-def gru_step_against_library(gru_step, B, D, H, seed):
-    """gru_step against nn.GRUCell with the same random weights, the library GRU refused while it
-    runs. Returns (name, new states (B, H))."""
+def cho_gru_step(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
+    """The reference: Cho et al.'s GRU step in nn.GRUCell's layout (gates r, z, n), the reset gate
+    applied to h before W_hn, b_hn added after it. tests/chapters/ch01_rnn_bottleneck checks it
+    against keras.layers.GRUCell(reset_after=False)."""
+    width = h.shape[-1]
+    from_input = nn.functional.linear(x, weight_ih, bias_ih)                       # (B, 3H)
+    gates = torch.sigmoid(from_input[:, :2 * width]
+                          + nn.functional.linear(h, weight_hh[:2 * width], bias_hh[:2 * width]))
+    reset, update = gates[:, :width], gates[:, width:]
+    candidate = torch.tanh(from_input[:, 2 * width:]
+                           + nn.functional.linear(reset * h, weight_hh[2 * width:], bias_hh[2 * width:]))
+    return update * h + (1 - update) * candidate
+
+
+def gru_step_against_formulas(gru_step, B, D, H, seed):
+    """gru_step against Cho et al.'s formulas (cho_gru_step) with random weights in nn.GRUCell's
+    layout, the library GRU refused while it runs. A step that gives nn.GRUCell's values (the reset
+    gate after the product, the chapter's form) is told so. Returns (name, new states (B, H))."""
     g = torch.Generator().manual_seed(seed)
-    cell = nn.GRUCell(D, H)
+    weights = [torch.randn(shape, generator=g) for shape in ((3 * H, D), (3 * H, H), (3 * H,), (3 * H,))]
+    x, h = torch.randn(B, D, generator=g), torch.randn(B, H, generator=g)   # (B, D), (B, H)
+    library = nn.GRUCell(D, H)
     with torch.no_grad():
-        for p in cell.parameters():
-            p.copy_(torch.randn(p.shape, generator=g))
-        x, h = torch.randn(B, D, generator=g), torch.randn(B, H, generator=g)   # (B, D), (B, H)
-        expected = cell(x, h)
+        for p, w in zip((library.weight_ih, library.weight_hh, library.bias_ih, library.bias_hh), weights):
+            p.copy_(w)
+        reset_after = library(x, h)
+        expected = cho_gru_step(x, h, *weights)
         with library_gru_refused():
-            got = gru_step(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+            got = gru_step(x, h, *weights)
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H), (
         f"with B={B}, D={D}, H={H} expected a tensor of shape (B, H) = {(B, H)}, "
         f"got {tuple(getattr(got, 'shape', ()))}")
+    assert (got - reset_after).abs().max().item() >= 1e-5, (
+        f"gru_step gives the values of nn.GRUCell (B={B}, D={D}, H={H}), the chapter's form: in Cho et "
+        "al.'s GRU the reset gate multiplies h before the recurrent product, W_hn (r * h)")
     err = (got - expected).abs().max().item()
     assert err < 1e-5, (
-        f"gru_step differs from nn.GRUCell with the same weights by up to {err:.3g} (B={B}, D={D}, H={H}): "
-        "check which rows of the stacked weights belong to which gate, and where the reset gate applies")
+        f"gru_step differs from Cho et al.'s GRU step with the same weights by up to {err:.3g} "
+        f"(B={B}, D={D}, H={H}): check which rows of the stacked weights belong to which gate, and where "
+        "the reset gate applies")
     return f"gru_step B={B} D={D} H={H}", got
 
 

@@ -9,12 +9,14 @@ ADDITIVE_SCORES_CASES = (       # (B, S, H, K, A, seed)
     (3, 1, 5, 2, 3, 13),
     (5, 6, 4, 8, 7, 14),
 )
-# masked_softmax for other batch sizes and lengths (1 included).
+# masked_softmax for other batch sizes and lengths (1 included), rows with no real position (length
+# 0: their weights must all be 0) among them, and a batch with no real position at all.
 MASKED_SOFTMAX_CASES = (        # (lengths of the rows, S, seed)
-    ([6, 3, 1, 5], 6, 21),
+    ([6, 3, 0, 1, 5], 6, 21),
     ([1], 1, 22),
     ([2, 1, 2], 2, 23),
-    ([4, 7], 9, 24),
+    ([4, 0, 7], 9, 24),
+    ([0, 0], 3, 25),
 )
 # context_vector against the weighted sum: B = S, B = 1 and S = 1 among them.
 CONTEXT_VECTOR_CASES = (        # (lengths of the rows, S, K, seed)
@@ -27,15 +29,16 @@ ADDITIVE_ATTENTION_CASES = (    # (B, S, H, K, A, seed)
     (3, 5, 2, 4, 6, 51),
     (1, 1, 3, 2, 2, 52),
 )
-# decoder_step against a reference step: B = 1 and S = 1 among them, and an embedding as wide as
-# the context (E = K).
+# decoder_step (Luong et al.'s order) against a reference step: B = 1 and S = 1 among them, an
+# embedding as wide as the context (E = K), and a context as wide as the state (K = H).
 DECODER_STEP_CASES = (          # (B, S, V, E, K, H, seed)
     (3, 5, 9, 2, 6, 4, 61),
     (1, 1, 4, 3, 2, 5, 62),
     (4, 4, 6, 4, 4, 3, 63),
+    (2, 3, 5, 2, 3, 3, 64),
 )
 LARGE_SCORES_SEED = 31
-LARGE_SCORES_LENGTHS, LARGE_SCORES_S = (3, 1, 5, 2), 5
+LARGE_SCORES_LENGTHS, LARGE_SCORES_S = (3, 1, 5, 0, 2), 5      # row 3: no real position
 
 
 def padding_mask(lengths, S):
@@ -55,11 +58,13 @@ def additive_scores(query, keys, w_q, w_k, b, w_v):
 
 
 def softmax_over_real_positions(scores, mask):
-    """Softmax of scores (B, S) over the positions where mask is True; exactly 0 elsewhere."""
+    """Softmax of scores (B, S) over the positions where mask is True; exactly 0 elsewhere, and a
+    row with no real position all 0 (keras.layers.Softmax's convention with a mask)."""
+    some = mask.any(axis=-1, keepdims=True)
     shifted = np.where(mask, scores, -np.inf)
-    shifted = shifted - shifted.max(axis=-1, keepdims=True)
-    weights = np.exp(shifted)
-    return weights / weights.sum(axis=-1, keepdims=True)
+    shifted = shifted - np.where(some, shifted.max(axis=-1, keepdims=True), 0.0)
+    weights = np.exp(shifted)                                   # 0 wherever mask is False
+    return weights / np.where(some, weights.sum(axis=-1, keepdims=True), 1.0)
 
 
 def weighted_sum(weights, keys):
@@ -91,8 +96,9 @@ def masked_softmax_inputs(lengths, S, seed):
 
 
 def large_scores_cases():
-    """The mask (4, 5) and {what: scores (4, 5), float64} of the large-scores test: padded positions
-    far above the real ones, and real scores in the hundreds (positive or negative)."""
+    """The mask (5, 5) and {what: scores (5, 5), float64} of the large-scores test: padded positions
+    far above the real ones, and real scores in the hundreds (positive or negative); row 3 has no
+    real position."""
     rng = np.random.default_rng(LARGE_SCORES_SEED)
     mask = padding_mask(list(LARGE_SCORES_LENGTHS), LARGE_SCORES_S)
     noise = rng.normal(size=mask.shape)
@@ -106,19 +112,30 @@ def large_scores_cases():
     return mask, cases
 
 
+EMPTY_ROW = ("a row with no real position gets weights all 0: not NaN (the 0/0 of a softmax over "
+             "nothing, which -inf gives), nor even weights over its padding (which -1e9 gives)")
+
+
 def check_weights(got, mask, expected, what):
-    """Assert that the weights got (B, S) are finite, exactly 0 on padding, sum to 1 per row, and
-    match the reference expected within 1e-5; `what` names the case in the messages."""
+    """Assert that the weights got (B, S) are finite, exactly 0 on padding, sum to 1 in each row with
+    a real position (a row without one: all 0), and match the reference expected within 1e-5;
+    `what` names the case in the messages."""
+    some = mask.any(axis=-1)
+    for row in np.flatnonzero(~some):
+        assert np.isfinite(got[row]).all() and not np.abs(got[row]).any(), (
+            f"{what}: row {row} has no real position, so its weights must all be 0, got "
+            f"{np.round(got[row], 4).tolist()}: {EMPTY_ROW}")
     assert np.isfinite(got).all(), (
         f"{what}: masked_softmax returned NaN or inf; no step may overflow, or divide 0 by 0")
     on_padding = float(np.abs(got[~mask]).max()) if (~mask).any() else 0.0
     assert on_padding == 0.0, (
         f"{what}: the weights of padded positions must be exactly 0, got up to {on_padding:.3g}: "
         "padding must get no attention at all, not just a little")
-    sums = got.sum(axis=-1)
-    assert np.abs(sums - 1).max() < 1e-5, (
-        f"{what}: each row must sum to 1 over the source positions, got sums from {sums.min():.4g} "
-        f"to {sums.max():.4g}")
+    sums = got[some].sum(axis=-1)
+    if sums.size:
+        assert np.abs(sums - 1).max() < 1e-5, (
+            f"{what}: each row with a real position must sum to 1 over the source positions, got "
+            f"sums from {sums.min():.4g} to {sums.max():.4g}")
     err = float(np.abs(got - expected).max())
     assert err < 1e-5, (
         f"{what}: the weights of the real positions differ from a softmax over them by up to {err:.3g}")
@@ -170,19 +187,20 @@ def assert_attention_context_matches(err, B, S):
 def assert_step_weights_match(err):
     """Assert that decoder_step's weights differ from the reference attention's by less than 1e-5."""
     assert err < 1e-5, (
-        f"the weights differ from what attention returns for the previous state by up to {err:.3g}: "
-        "ask attention with s_{t-1}, and return its weights")
+        f"the weights differ from what attention returns for the new state by up to {err:.3g}: in "
+        "Luong et al.'s order the GRU moves first and attention is asked with s_t, not s_{t-1}; "
+        "return its weights")
 
 
 def assert_step_state_matches(err, B, E, K):
     """Assert that decoder_step's new state differs from the reference step's by less than 1e-5."""
     assert err < 1e-5, (
         f"the new state differs from the reference by up to {err:.3g} (B={B}, E={E}, K={K}): "
-        "check what goes into the GRU cell, and in which order")
+        "the GRU cell reads embedding(prev_tokens) alone, and the previous state")
 
 
 def assert_step_logits_match(err, B, H, K):
     """Assert that decoder_step's logits differ from the reference step's by less than 1e-5."""
     assert err < 1e-5, (
-        f"the logits differ from the reference by up to {err:.3g} (B={B}, H={H}, K={K}): "
-        "check what goes into the output layer, and in which order")
+        f"the logits differ from the reference by up to {err:.3g} (B={B}, H={H}, K={K}): they are "
+        "out(tanh(W_c [c_t; s_t])), the context first, then the new state")

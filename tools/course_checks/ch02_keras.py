@@ -8,7 +8,7 @@ from keras import layers, ops
 
 from . import ch02, ch02_local
 from .keras_reference import to_numpy
-from .reference import quietly
+from .reference import quietly, refused
 
 
 # The cases, the same as the PyTorch notebook's (see ch02).
@@ -17,7 +17,7 @@ MASKED_SOFTMAX_CASES = ch02.MASKED_SOFTMAX_CASES             # (lengths of the r
 CONTEXT_VECTOR_CASES = ch02.CONTEXT_VECTOR_CASES             # (lengths of the rows, S, K, seed)
 ADDITIVE_ATTENTION_CASES = ch02.ADDITIVE_ATTENTION_CASES     # (B, S, H, K, A, seed)
 DECODER_STEP_CASES = ch02.DECODER_STEP_CASES                 # (B, S, V, E, K, H, seed)
-large_scores_cases = ch02.large_scores_cases                 # () -> mask (4, 5), {what: scores (4, 5)}
+large_scores_cases = ch02.large_scores_cases                 # () -> mask (5, 5), {what: scores (5, 5)}
 
 
 def set_random_weights(layer, rng, scale):
@@ -55,10 +55,19 @@ def additive_scores_against_formula(additive_scores, B, S, H, K, A, seed):
     return f"additive_scores B={B} S={S} H={H} K={K} A={A}", got
 
 
+def library_softmax_refused():
+    """While inside: keras.layers.Softmax, whose call with a mask is the whole of part 2, raises the
+    student's failure message."""
+    return refused([(layers.Softmax, "call")],
+                   "masked_softmax called keras.layers.Softmax, which does with its mask what part 2 "
+                   "asks you to write: use keras.ops")
+
+
 def masked_softmax_against_reference(masked_softmax, lengths, S, seed):
-    """masked_softmax on random scores of padded rows against the softmax over the real positions."""
+    """masked_softmax on random scores of padded rows (rows with no real position among them)
+    against the softmax over the real positions, keras.layers.Softmax refused while it runs."""
     scores, mask = ch02.masked_softmax_inputs(lengths, S, seed)     # (B, S) float32, (B, S) bool
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), library_softmax_refused():
         warnings.simplefilter("ignore")   # a warning is no failure (a library may warn about one position)
         got = ops.convert_to_numpy(masked_softmax(scores, mask))
     assert got.shape == mask.shape, (
@@ -71,7 +80,8 @@ def masked_softmax_against_reference(masked_softmax, lengths, S, seed):
 def masked_softmax_on_large_scores(masked_softmax, name, scores, mask):
     """masked_softmax on one case of large_scores_cases(): scores (B, S) float64, mask (B, S)."""
     scores = scores.astype("float32")
-    got = ops.convert_to_numpy(masked_softmax(scores, mask))
+    with library_softmax_refused():
+        got = ops.convert_to_numpy(masked_softmax(scores, mask))
     assert got.shape == mask.shape, (
         f"with {name}: expected weights of shape (B, S) = {mask.shape}, got {got.shape}")
     ch02.check_weights(got, mask, ch02.softmax_over_real_positions(scores.astype("float64"), mask),
@@ -154,37 +164,40 @@ class ReferenceAttention(ch02.FixedAdditiveAttention):
                 ops.convert_to_tensor(weights.astype("float32")))
 
 
-def reference_decoder_step(prev_tokens, state, keys, mask, embedding, attention, cell, out):
-    """One reference step: attend with s_{t-1}, GRU on [embedding; context], logits of [s_t; c_t]."""
-    c_t, alpha_t = attention(state, keys, mask)
-    s_t = cell(ops.concatenate((embedding(prev_tokens), c_t), 1), state)[0]
-    return out(ops.concatenate((s_t, c_t), 1)), s_t, alpha_t
+def reference_decoder_step(prev_tokens, state, keys, mask, embedding, attention, cell, combine, out):
+    """One reference step in Luong et al.'s order: the GRU on the embedding, attend with s_t, then
+    logits of the attentional vector tanh(W_c [c_t; s_t])."""
+    s_t = cell(embedding(prev_tokens), state)[0]
+    c_t, alpha_t = attention(s_t, keys, mask)
+    return out(ops.tanh(combine(ops.concatenate((c_t, s_t), 1)))), s_t, alpha_t
 
 
 def decoder_layers(rng, V, E, K, H):
-    """The embedding (V -> E), the GRU cell (E + K -> H) and the output layer (H + K -> V), built,
-    with weights drawn from rng."""
-    embedding, cell, out = layers.Embedding(V, E), layers.GRUCell(H), layers.Dense(V)
+    """The embedding (V -> E), the GRU cell (E -> H), W_c (K + H -> H, no bias) and the output layer
+    (H -> V), built, with weights drawn from rng."""
+    embedding, cell = layers.Embedding(V, E), layers.GRUCell(H)
+    combine, out = layers.Dense(H, use_bias=False), layers.Dense(V)
     embedding.build()
-    cell.build((None, E + K))
-    out.build((None, H + K))
-    for layer in (embedding, cell, out):
+    cell.build((None, E))
+    combine.build((None, K + H))
+    out.build((None, H))
+    for layer in (embedding, cell, combine, out):
         set_random_weights(layer, rng, 0.5)
-    return embedding, cell, out
+    return embedding, cell, combine, out
 
 
 def decoder_step_against_reference(decoder_step, B, S, V, E, K, H, seed):
     """decoder_step with fixed weights and a reference attention, against a reference step."""
     rng = np.random.default_rng(seed)
-    embedding, cell, out = decoder_layers(rng, V, E, K, H)
+    embedding, cell, combine, out = decoder_layers(rng, V, E, K, H)
     attention = ReferenceAttention(rng, H, K, A=4)
     keys = rng.normal(size=(B, S, K)).astype("float32")
     mask = ch02.random_padding_mask(rng, B, S)
     prev = rng.integers(0, V, size=B)
     state = rng.normal(size=(B, H)).astype("float32")
     ref_logits, ref_state, ref_weights = (ops.convert_to_numpy(x) for x in reference_decoder_step(
-        prev, state, keys, mask, embedding, attention, cell, out))
-    result = decoder_step(prev, state, keys, mask, embedding, attention, cell, out)
+        prev, state, keys, mask, embedding, attention, cell, combine, out))
+    result = decoder_step(prev, state, keys, mask, embedding, attention, cell, combine, out)
     assert isinstance(result, tuple) and len(result) == 3, (
         "decoder_step should return (logits, new state, weights)")
     logits, new_state, weights = (ops.convert_to_numpy(x) for x in result)

@@ -15,7 +15,7 @@ MASKED_SOFTMAX_CASES = ch02.MASKED_SOFTMAX_CASES             # (lengths of the r
 CONTEXT_VECTOR_CASES = ch02.CONTEXT_VECTOR_CASES             # (lengths of the rows, S, K, seed)
 ADDITIVE_ATTENTION_CASES = ch02.ADDITIVE_ATTENTION_CASES     # (B, S, H, K, A, seed)
 DECODER_STEP_CASES = ch02.DECODER_STEP_CASES                 # (B, S, V, E, K, H, seed)
-large_scores_cases = ch02.large_scores_cases                 # () -> mask (4, 5), {what: scores (4, 5)}
+large_scores_cases = ch02.large_scores_cases                 # () -> mask (5, 5), {what: scores (5, 5)}
 
 
 def additive_layers(rng, H, K, A):
@@ -50,7 +50,8 @@ def additive_scores_against_formula(additive_scores, B, S, H, K, A, seed):
 
 
 def masked_softmax_against_reference(masked_softmax, lengths, S, seed):
-    """masked_softmax on random scores of padded rows against the softmax over the real positions."""
+    """masked_softmax on random scores of padded rows (rows with no real position among them)
+    against the softmax over the real positions."""
     scores, mask = ch02.masked_softmax_inputs(lengths, S, seed)     # (B, S) float32, (B, S) bool
     # a warning is no failure (a library may warn about a single position)
     got = quietly(masked_softmax, torch.from_numpy(scores), torch.from_numpy(mask))
@@ -151,29 +152,31 @@ class ReferenceAttention(ch02.FixedAdditiveAttention):
         return torch.from_numpy(context.astype("float32")), torch.from_numpy(weights.astype("float32"))
 
 
-def reference_decoder_step(prev_tokens, state, keys, mask, embedding, attention, cell, out):
-    """One reference step: attend with s_{t-1}, GRU on [embedding; context], logits of [s_t; c_t]."""
-    c_t, alpha_t = attention(state, keys, mask)
-    s_t = cell(torch.cat((embedding(prev_tokens), c_t), 1), state)
-    return out(torch.cat((s_t, c_t), 1)), s_t, alpha_t
+def reference_decoder_step(prev_tokens, state, keys, mask, embedding, attention, cell, combine, out):
+    """One reference step in Luong et al.'s order: the GRU on the embedding, attend with s_t, then
+    logits of the attentional vector tanh(W_c [c_t; s_t])."""
+    s_t = cell(embedding(prev_tokens), state)
+    c_t, alpha_t = attention(s_t, keys, mask)
+    return out(torch.tanh(combine(torch.cat((c_t, s_t), 1)))), s_t, alpha_t
 
 
 def decoder_step_against_reference(decoder_step, B, S, V, E, K, H, seed):
     """decoder_step with fixed weights and a reference attention, against a reference step."""
     rng = np.random.default_rng(seed)
-    embedding, cell, out = nn.Embedding(V, E), nn.GRUCell(E + K, H), nn.Linear(H + K, V)
+    embedding, cell = nn.Embedding(V, E), nn.GRUCell(E, H)
+    combine, out = nn.Linear(K + H, H, bias=False), nn.Linear(H, V)
     with torch.no_grad():
-        for p in [*embedding.parameters(), *cell.parameters(), *out.parameters()]:
+        for p in [*embedding.parameters(), *cell.parameters(), *combine.parameters(), *out.parameters()]:
             p.copy_(torch.from_numpy(rng.normal(0.0, 0.5, size=tuple(p.shape)).astype("float32")))
     attention = ReferenceAttention(rng, H, K, A=4)
     keys = torch.from_numpy(rng.normal(size=(B, S, K)).astype("float32"))
     mask = torch.from_numpy(ch02.random_padding_mask(rng, B, S))
     prev = torch.from_numpy(rng.integers(0, V, size=B))
     state = torch.from_numpy(rng.normal(size=(B, H)).astype("float32"))
+    step_layers = (embedding, attention, cell, combine, out)
     with torch.no_grad():
-        ref_logits, ref_state, ref_weights = reference_decoder_step(
-            prev, state, keys, mask, embedding, attention, cell, out)
-        result = decoder_step(prev, state, keys, mask, embedding, attention, cell, out)
+        ref_logits, ref_state, ref_weights = reference_decoder_step(prev, state, keys, mask, *step_layers)
+        result = decoder_step(prev, state, keys, mask, *step_layers)
     assert isinstance(result, tuple) and len(result) == 3, (
         "decoder_step should return (logits, new state, weights)")
     logits, new_state, weights = result

@@ -1,6 +1,8 @@
 """Chapter 1's known-wrong submissions (01-rnn-bottleneck-keras and -pytorch).
 
-The points per part (16 in all): part 1 gru_step 2 (visible 1, hidden 1); part 2 encoder_summary,
+The points per part (16 in all): part 1 gru_step, one step of Cho et al.'s GRU (the reset gate
+applied to h before the recurrent product, where the chapter's step applies it after), 2 (visible
+1, hidden 1); part 2 encoder_summary,
 the variation (two one-direction GRUs, the backward one reading each row from its last real
 token), 4 (visible 1, hidden 3); part 3 decoder_step and teacher_forced_logits 3 (visible 1,
 decoder_step hidden 1, teacher forcing hidden 1); part 4 greedy_decode 4 (visible 1, hidden 3);
@@ -15,16 +17,26 @@ describes both; tests/test_grading.py grades them.
 from harness.declarations import Wrong
 
 WRONG = [
+    Wrong("ch01_gru_step_chapter_cell",
+          {"test_gru_step_visible": 0, "test_gru_step_hidden": 0},
+          "The chapter's NumPy gru_step of section 1.1 pasted (PyTorch: np.exp and np.tanh renamed to "
+          "torch's; Keras: Keras' weights reordered into the chapter's layout first): it applies the reset "
+          "gate after the recurrent product, the libraries' form, so the visible case where the two forms "
+          "differ (r = (0, 1), W_hn swapping the units) fails (0 of 1), and so do the hidden random "
+          "weights (0 of 1).",
+          message="the reset gate multiplies h before the recurrent product"),
     Wrong("wrong_gate_order",
           {"test_gru_step_hidden": 0},
-          "Swapping r and z is invisible with all-zero weights (both gates are 1/2, so the visible known "
-          "case h' = h/2 still holds: 1 point), but with random weights it no longer matches the library "
-          "cell (hidden: 0 of 1). No other part uses gru_step.",
+          "Swapping r and z is invisible in the visible cases (all-zero weights: both gates are 1/2; the "
+          "reset case: both gates are (0, 1)), so the visible test passes (1 point), but with random "
+          "weights it no longer matches Cho et al.'s step (hidden: 0 of 1). No other part uses gru_step.",
           message="gru_step differs from"),
     Wrong("library_gru_cell",
           {"test_gru_step_hidden": 0},
-          "Calling the library cell with the given weights gets the values right (visible: 1 point), but "
-          "part 1 asks for the formulas: the hidden test makes the library GRU refuse to run (0 of 1).",
+          "Keras only (PyTorch has no cell of Cho et al.'s form: nn.GRUCell is the chapter's cell, which "
+          "ch01_gru_step_chapter_cell covers): keras.layers.GRUCell(reset_after=False) called with the "
+          "given weights gets the values right (visible: 1 point), but part 1 asks for the formulas: the "
+          "hidden test makes the library GRU refuse to run (0 of 1).",
           message="gru_step called the library GRU"),
     Wrong("padding_ignored",
           {"test_encoder_summary_hidden": 0},

@@ -5,8 +5,10 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
-Points per part (16): part 1 2 (visible 1, hidden 1), part 2 2 (visible 1, hidden 1: ordinary and
-large scores), part 3 3 (visible 1, context_vector 1, additive_attention 1), part 4 2 (visible 1,
+Points per part (16): part 1 2 (visible 1, hidden 1), part 2 2 (masked_softmax, whose row with no
+real position gets weights all 0, where the chapter's gives NaN: visible 1, hidden 1: ordinary
+scores, such rows and large scores), part 3 3 (visible 1, context_vector 1, additive_attention 1),
+part 4 2 (decoder_step in Luong et al.'s order, where the chapter's is Bahdanau et al.'s: visible 1,
 hidden 1), part 5 4 (local attention, the variation: visible 1, positions 1, weights 1, context 1),
 part 6 3 (predict, then measure, the entropy: visible 1, prediction 1, measurement 1). Part 5's
 tests swap in reference versions of parts 1 to 3, and part 6's give the measurement the reference
@@ -31,13 +33,27 @@ WRONG = [
           "of 1), and so does the hidden test (0 of 1). Parts 3 to 6 use stand-ins or reference "
           "versions of masked_softmax, so they keep their points: 14.",
           message="must get weight exactly 0"),
+    Wrong("ch02_masked_softmax_chapter_cell",
+          {"test_masked_softmax_visible": 0, "test_masked_softmax_hidden": 0},
+          "The chapter's masked_softmax (section 2.5) pasted: -inf in the padded scores, then a softmax. "
+          "Right wherever a row has a real position, but a row with none is 0/0 = NaN where part 2 asks "
+          "for zeros: the visible case's row 2 (0 of 1) and the hidden rows of length 0 (0 of 1); the "
+          "other parts use stand-ins or reference versions: 14.",
+          message="row 2 has no real position, so its weights must all be 0"),
+    Wrong("large_negative_mask",
+          {"test_masked_softmax_visible": 0, "test_masked_softmax_hidden": 0},
+          "-1e9 instead of -inf in the padded scores, the fix that section 2.4 mentions: finite, but a "
+          "row with no real position spreads its weight evenly over its padding instead of getting "
+          "zeros: the visible row 2 (0 of 1) and the hidden rows of length 0 (0 of 1): 14.",
+          message="row 2 has no real position, so its weights must all be 0"),
     Wrong("renormalized_after_softmax",
           {"test_masked_softmax_hidden": 0},
-          "A softmax over every position, then zeroing the padding and renormalising, is the same "
-          "function for ordinary scores (visible test: 1 point, and the hidden test's ordinary cases); "
-          "but when a padded position scores 1e4, every real weight underflows to 0 and the row becomes "
-          "0/0 = NaN (the hidden test's large scores: 0 of 1): 15.",
-          message="masked_softmax returned NaN or inf"),
+          "A softmax over every position, then zeroing the padding and renormalising (by a sum kept "
+          "above 1e-30, so that a row of padding only comes out as zeros): the same function for "
+          "ordinary scores (visible test: 1 point, and the hidden test's ordinary cases and empty rows); "
+          "but when a padded position scores 1e4, every real weight underflows to 0 and the row sums to "
+          "0, not 1 (the hidden test's large scores: 0 of 1): 15.",
+          message="each row with a real position must sum to 1"),
     Wrong("context_mean",
           {"test_context_visible": 0, "test_context_vector_hidden": 0},
           "Averaging the weighted states over the S positions instead of adding them divides the context "
@@ -45,18 +61,31 @@ WRONG = [
           "additive_attention and part 5 are checked with a reference context_vector and keep their "
           "points: 14.",
           message="the context of row 0 should be keys[0, 1]"),
-    Wrong("gru_reads_context_first",
+    Wrong("ch02_decoder_step_chapter_cell",
+          {"test_decoder_step_visible": 0, "test_decoder_step_hidden": 0},
+          "The chapter's AttentionDecoder.step (section 2.6) pasted as a function of the asked arguments "
+          "(its layers passed in, W_c unused): Bahdanau et al.'s order, attention with s_{t-1} and a GRU "
+          "that reads [embedding; context]. Part 4's GRU reads the embedding alone, so the pasted step "
+          "fails at the cell in the visible test (0 of 1) and in the hidden one (0 of 1): 14.",
+          message={"pytorch": "input has inconsistent input_size", "keras": "Matrix size-incompatible"}),
+    Wrong("attends_with_previous_state",
+          {"test_decoder_step_visible": 0, "test_decoder_step_hidden": 0},
+          "Luong et al.'s layers in Bahdanau et al.'s order: attention is asked with the previous state "
+          "s_{t-1}, before the GRU moves. The visible test sees the query (0 of 1); the hidden reference "
+          "attention, asked with s_t, gives other weights (0 of 1): 14.",
+          message="with the new decoder state s_t as the query"),
+    Wrong("attentional_reads_state_first",
           {"test_decoder_step_hidden": 0},
-          "[c_t; x] has the width that the GRU expects, so the visible test (shapes, the query, the "
-          "weights) passes (1 point); with fixed weights the new state and the logits differ from the "
-          "reference step (hidden: 0 of 1): 15.",
-          message="the new state differs from the reference"),
+          "W_c reads [s_t; c_t] instead of [c_t; s_t]: the same width, so the visible test (shapes, the "
+          "query, the weights, and the logits with W_c = 0, which do not see the order) passes (1 "
+          "point); with fixed weights the logits differ from the reference step (hidden: 0 of 1): 15.",
+          message="the context first, then the new state"),
     Wrong("logits_from_state_only",
           {"test_decoder_step_visible": 0, "test_decoder_step_hidden": 0},
-          "The output layer reads H + K numbers; given the state alone it fails with a shape error, in "
-          "the visible test already (0 of 1) and in the hidden one (0 of 1): 14.",
-          message={"pytorch": "mat1 and mat2 shapes cannot be multiplied",
-                   "keras": "expected axis -1 of input shape to have value"}),
+          "The output layer reads the new state s_t instead of the attentional vector tanh(W_c [c_t; "
+          "s_t]) (the widths agree, both H): the visible case with W_c = 0, where the logits must be "
+          "out's bias, shows it (0 of 1), and so does the hidden test (0 of 1): 14.",
+          message="the output layer reads the attentional vector, not s_t"),
     Wrong("parts_3_4_only",
           {"test_additive_scores_visible": 0, "test_additive_scores_hidden": 0,
            "test_masked_softmax_visible": 0, "test_masked_softmax_hidden": 0},
@@ -68,7 +97,8 @@ WRONG = [
           LOCAL_LOST,
           "p_t from the padded length S instead of each row's L real tokens: the visible case gives "
           "p_t = 2.5 for both rows instead of [2, 1] (0 of 1); in the hidden cases short rows get a "
-          "window of padding only, a 0/0 softmax: positions, weights (NaN) and context (NaN) all 0: 12.",
+          "window of padding only, whose weights (part 2's convention: all 0) and context (0) miss the "
+          "reference's: positions, weights and context all 0: 12.",
           message="L being the number of real tokens of each row"),
     Wrong("local_no_gaussian",
           {"test_local_attention_visible": 0, "test_local_weights_hidden": 0,
