@@ -306,24 +306,25 @@ ALBERT_COUNT_CASES = (                  # (vocab_size, d_model, max_len, type_vo
 )
 
 
-def albert_verdict(got, expected, counts):
-    """Assert that `got` (4, 9, 6) matches albert_formula_case's expected within 1e-5 and that
-    every case of ALBERT_COUNT_CASES has albert_parameters parameters (counts: the student's, in
-    order). 2 observations."""
+def albert_verdict(got, expected, counts, library):
+    """Assert that `got` (4, 9, 6) matches `expected`, the library's ALBERT embeddings (`library`
+    names it) with albert_formula_case's weights, within 1e-5, and that every case of
+    ALBERT_COUNT_CASES has albert_parameters parameters (counts: the student's, in order).
+    2 observations."""
     assert got.shape == expected.shape, (
         f"with embed_dim=4 and d_model=6 the output should have shape (B, L, d_model) = {expected.shape}, "
         f"got {got.shape}: project the E-wide vectors to d_model")
     gap = float(np.abs(got - expected).max())
     assert gap < 1e-5, (
-        "with embed_dim=4, your layer differs from ALBERT's projection(LN(tokens[x_p] + segments[s_p] + "
-        f"positions[p])) by up to {gap:.3g}: the three tables and the layer norm are d_e wide, dropout follows "
-        "the norm, and the projection to d_model comes last")
+        f"with embed_dim=4 and the same weights, your layer differs from {library} (its embeddings and "
+        f"their projection) by up to {gap:.3g}: projection(LN(tokens[x_p] + segments[s_p] + positions[p])), "
+        "the three tables and the layer norm d_e wide, dropout after the norm, the projection to d_model last")
     want = [albert_parameters(*case) for case in ALBERT_COUNT_CASES]
     assert counts == want, (
         f"for the sizes (vocab_size, d_model, max_len, type_vocab_size, embed_dim) {list(ALBERT_COUNT_CASES)} "
         f"your layer has {counts} parameters; ALBERT's factorised embedding has {want} (tables, layer norm "
         "and projection)")
-    return [("ALBERT embeddings formula", bool(gap < 1e-5)), ("ALBERT parameter counts", counts)]
+    return [(f"ALBERT embeddings = {library}", bool(gap < 1e-5)), ("ALBERT parameter counts", counts)]
 
 
 def embedding_dropout_ids():

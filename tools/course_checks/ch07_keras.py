@@ -86,10 +86,33 @@ def embeddings_formula(BertEmbeddings):
     return ch07.embedding_formula_verdict(got, expected, in_zero, in_one, "epsilon")
 
 
+def albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments):
+    """keras-hub's AlbertBackbone (vocabulary 12, d_e 4, d_model 6, 9 positions, 3 segment types,
+    no dropout) with the given weights, up to its embedding_projection, on ids and segments, as
+    NumPy (4, 9, 6)."""
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        import keras_hub
+        hub = keras_hub.models.AlbertBackbone(
+            vocabulary_size=12, num_layers=1, num_heads=2, embedding_dim=4, hidden_dim=6,
+            intermediate_dim=8, max_sequence_length=9, num_segments=3, dropout=0.0)
+        for name, values in (("token_embedding", [tables["tokens"]]),
+                             ("segment_embedding", [tables["segments"]]),
+                             ("position_embedding", [tables["positions"]]),
+                             ("embeddings_layer_norm", [scale, shift]),
+                             ("embedding_projection", [kernel, bias])):
+            hub.get_layer(name).set_weights(values)
+        library = keras.Model(hub.inputs, hub.get_layer("embedding_projection").output)
+        return ops.convert_to_numpy(library({"token_ids": ids.astype("int32"),
+                                             "segment_ids": segments.astype("int32"),
+                                             "padding_mask": np.ones(ids.shape, dtype="int32")}))
+
+
 def embeddings_albert(BertEmbeddings):
     """ALBERT's factorised embedding: random tables of width d_e = 4, layer norm and projection
-    (ch07.albert_formula_case) in the student's layer with embed_dim=4, d_model=6, against the
-    formula in NumPy, and its parameter count for ch07.ALBERT_COUNT_CASES. 2 observations."""
+    (ch07.albert_formula_case) in the student's layer with embed_dim=4, d_model=6 and in
+    keras-hub's AlbertBackbone, compared, and the student's parameter count for
+    ch07.ALBERT_COUNT_CASES. 2 observations."""
     tables, scale, shift, kernel, bias, ids, segments, expected = ch07.albert_formula_case()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
@@ -104,12 +127,13 @@ def embeddings_albert(BertEmbeddings):
         mine.projection.kernel.assign(kernel)                              # Dense: (in, out)
         mine.projection.bias.assign(bias)
         got = ops.convert_to_numpy(mine(ids, segments))                                 # (4, 9, 6)
+        want = albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments)
         counts = []
         for vocab, width, length, kinds, narrow in ch07.ALBERT_COUNT_CASES:
             layer = BertEmbeddings(vocab, width, length, kinds, embed_dim=narrow)
             layer(np.zeros((1, 2), dtype="int32"))                          # build
             counts.append(int(layer.count_params()))
-    return ch07.albert_verdict(got, expected, counts)
+    return ch07.albert_verdict(got, want, counts, "keras-hub's AlbertBackbone")
 
 
 def embeddings_dropout(BertEmbeddings):

@@ -84,10 +84,37 @@ def embeddings_formula(BertEmbeddings):
     return ch07.embedding_formula_verdict(got, expected, in_zero, in_one, "eps")
 
 
+def albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments):
+    """transformers' AlbertModel (random configuration: vocabulary 12, d_e 4, d_model 6, 9
+    positions, 3 segment types) with the given weights, in evaluation mode: its embeddings and
+    its encoder's embedding_hidden_mapping_in on ids and segments, as NumPy (4, 9, 6)."""
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        import transformers
+        transformers.logging.set_verbosity_error()
+        config = transformers.AlbertConfig(
+            vocab_size=12, embedding_size=4, hidden_size=6, num_hidden_layers=1, num_attention_heads=2,
+            intermediate_size=8, max_position_embeddings=9, type_vocab_size=3, layer_norm_eps=1e-12,
+            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+        library = transformers.AlbertModel(config).eval()
+        parts = library.embeddings
+        with torch.no_grad():
+            parts.word_embeddings.weight.copy_(torch.from_numpy(tables["tokens"]))
+            parts.token_type_embeddings.weight.copy_(torch.from_numpy(tables["segments"]))
+            parts.position_embeddings.weight.copy_(torch.from_numpy(tables["positions"]))
+            parts.LayerNorm.weight.copy_(torch.from_numpy(scale))
+            parts.LayerNorm.bias.copy_(torch.from_numpy(shift))
+            library.encoder.embedding_hidden_mapping_in.weight.copy_(torch.from_numpy(kernel.T.copy()))
+            library.encoder.embedding_hidden_mapping_in.bias.copy_(torch.from_numpy(bias))
+            narrow = parts(input_ids=torch.from_numpy(ids), token_type_ids=torch.from_numpy(segments))
+            return library.encoder.embedding_hidden_mapping_in(narrow).numpy()
+
+
 def embeddings_albert(BertEmbeddings):
     """ALBERT's factorised embedding: random tables of width d_e = 4, layer norm and projection
-    (ch07.albert_formula_case) in the student's layer with embed_dim=4, d_model=6, against the
-    formula in NumPy, and its parameter count for ch07.ALBERT_COUNT_CASES. 2 observations."""
+    (ch07.albert_formula_case) in the student's layer with embed_dim=4, d_model=6 and in
+    transformers' AlbertModel, compared, and the student's parameter count for
+    ch07.ALBERT_COUNT_CASES. 2 observations."""
     tables, scale, shift, kernel, bias, ids, segments, expected = ch07.albert_formula_case()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
@@ -102,11 +129,12 @@ def embeddings_albert(BertEmbeddings):
             mine.projection.weight.copy_(torch.from_numpy(kernel.T.copy()))       # nn.Linear: (out, in)
             mine.projection.bias.copy_(torch.from_numpy(bias))
             got = mine(torch.from_numpy(ids), torch.from_numpy(segments)).numpy()      # (4, 9, 6)
+        want = albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments)
         counts = []
         for vocab, width, length, kinds, narrow in ch07.ALBERT_COUNT_CASES:
             layer = BertEmbeddings(vocab, width, length, kinds, embed_dim=narrow)
             counts.append(sum(weight.numel() for weight in layer.parameters()))
-    return ch07.albert_verdict(got, expected, counts)
+    return ch07.albert_verdict(got, want, counts, "transformers' AlbertModel")
 
 
 def embeddings_dropout(BertEmbeddings):
