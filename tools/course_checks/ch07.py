@@ -13,7 +13,10 @@ IGNORE_INDEX = -100                      # the label of a position that is not c
 MASK_ID = 4                              # the course's [MASK]
 COURSE_SPECIALS = (0, 1, 2, 3, 4)        # the course's [PAD], [UNK], [CLS], [SEP], [MASK]
 
-MASK_RATES = (0.15, 0.3)                 # the statistics test: one case per mask_rate
+MASK_CASES = (                           # the statistics test: (mask_rate, split; None: not passed)
+    (0.15, None),
+    (0.3, (0.5, 0.2, 0.3)),
+)
 
 SPECIAL_TOKEN_CASES = (                  # (special ids, [MASK] id, vocabulary size, type of special_ids)
     ((0, 1, 2, 3, 4), 4, 30, list),                    # the course's ids
@@ -40,6 +43,25 @@ def masked(mask_tokens, *args, **kwargs):
 
 
 # ----------------------------------------------------------------------------- masking
+def quota(ordinary, rate):
+    """How many tokens each row must have chosen: round(rate * n), n the row's ordinary tokens
+    (Python's round, a half to the even number, as np.rint). ordinary: (B, L) bool. (B,) ints."""
+    return np.array([round(rate * int(n)) for n in ordinary.sum(axis=1)])
+
+
+def quota_verdict(labels, ordinary, rate, what):
+    """Assert that every row has exactly quota(ordinary, rate) labels, all on ordinary tokens.
+    Returns the verdict (True)."""
+    counts = ((labels != IGNORE_INDEX) & ordinary).sum(axis=1)
+    want = quota(ordinary, rate)
+    off = np.flatnonzero(counts != want)
+    assert off.size == 0, (
+        f"{what}: {off.size} of {len(want)} rows do not have exactly round(mask_rate * n) chosen tokens "
+        f"(n: the row's ordinary tokens); row {off[0]} has {counts[off[0]]} instead of {want[off[0]]}: "
+        "choose a fixed number per row, not each token on its own draw")
+    return True
+
+
 def padded_rows():
     """2000 rows of 10 to 40 tokens: [CLS], ordinary ids 5 to 999, [SEP], then [PAD]. (2000, 40)"""
     draw = np.random.default_rng(71)
@@ -51,35 +73,38 @@ def padded_rows():
     return rows
 
 
-def masking_statistics(mask_tokens, rate):
-    """The share of ordinary tokens chosen is `rate`, and the chosen ones split 80/10/10 into
-    [MASK], another token and unchanged, each within 5 standard deviations. 4 observations."""
+def masking_statistics(mask_tokens, rate, split):
+    """Every row has exactly round(rate * n) tokens chosen, and the chosen ones split into [MASK],
+    another token and unchanged with the probabilities of `split` (None: the default, not passed),
+    each within 5 standard deviations of a binomial draw. 4 observations."""
     rows = padded_rows()                                            # (2000, 40)
     plain = rows >= 5
+    extra = {} if split is None else {"split": split}
     inputs, labels = masked(mask_tokens, rows.copy(), 1000, MASK_ID, list(COURSE_SPECIALS),
-                            np.random.default_rng(72), mask_rate=rate)
+                            np.random.default_rng(72), mask_rate=rate, **extra)
+    shown = (0.8, 0.1, 0.1) if split is None else split
+    what = f"mask_rate={rate}, split={shown}"
+    observations = [(f"chosen per row, {what}", quota_verdict(labels, plain, rate, what))]
     hit = (labels != IGNORE_INDEX) & plain
-    count, total = int(hit.sum()), int(plain.sum())
-    margin = 5 * np.sqrt(rate * (1 - rate) / total)
-    assert abs(count / total - rate) < margin, (
-        f"with mask_rate={rate}, {count / total:.2%} of the ordinary tokens were chosen (got a label); "
-        f"expected {rate:.0%} within {margin:.2%}: choose each one independently with probability mask_rate")
-    observations = [(f"chosen share, mask_rate={rate}", True)]
+    count = int(hit.sum())
     was, now = rows[hit], inputs[hit]
-    for kind, seen, expected in (("[MASK]", now == MASK_ID, 0.8),
-                                 ("another token", (now != MASK_ID) & (now != was), 0.1),
-                                 ("unchanged", now == was, 0.1)):
+    to_mask, to_random, to_keep = shown
+    itself = 1 / 995                                                # a random draw of the token itself
+    for kind, seen, expected in (("[MASK]", now == MASK_ID, to_mask),
+                                 ("another token", (now != MASK_ID) & (now != was), to_random * (1 - itself)),
+                                 ("unchanged", now == was, to_keep + to_random * itself)):
         margin = 5 * np.sqrt(expected * (1 - expected) / count)
         assert abs(seen.mean() - expected) < margin, (
-            f"with mask_rate={rate}, {seen.mean():.2%} of the chosen tokens became {kind}; expected "
-            f"{expected:.0%} within {margin:.2%} (the 80/10/10 rule: [MASK], a random token, unchanged)")
-        observations.append((f"share {kind}, mask_rate={rate}", True))
+            f"with {what}, {seen.mean():.2%} of the chosen tokens became {kind}; expected "
+            f"{expected:.1%} within {margin:.2%} (split: [MASK], a random token, unchanged)")
+        observations.append((f"share {kind}, {what}", True))
     return observations
 
 
 def masking_special_tokens(mask_tokens, special_ids, mask_id, vocab_size, special_ids_type):
     """Rows with special tokens inside the text too, mask_rate=0.5: no special token is chosen or
-    changed, and no random replacement is a special token. 2 observations."""
+    changed, no random replacement is a special token, and every row has round(0.5 * n) chosen, n
+    its ordinary tokens (the special ones do not count). 3 observations."""
     specials = list(special_ids)
     draw = np.random.default_rng(81)
     plain_ids = np.array([i for i in range(vocab_size) if i not in specials])
@@ -98,13 +123,16 @@ def masking_special_tokens(mask_tokens, special_ids, mask_id, vocab_size, specia
     assert bad == 0, (
         f"special ids {specials}: {bad} random replacements were special tokens; draw them from the "
         "ordinary ids only (range(vocab_size) without special_ids)")
-    return [(f"special tokens chosen, {specials}", touched), (f"special replacements, {specials}", bad)]
+    counted = quota_verdict(labels, ~is_special, 0.5,
+                            f"special ids {specials}, mask_rate=0.5 (n counts the ordinary tokens only)")
+    return [(f"special tokens chosen, {specials}", touched), (f"special replacements, {specials}", bad),
+            (f"chosen per row among the ordinary tokens, {specials}", counted)]
 
 
 def masking_labels(mask_tokens):
     """1000 padded rows, mask_rate=0.4: integer arrays of the input's shape; each label is the
-    original id or IGNORE_INDEX; every changed position has one; about 40% of the ordinary
-    tokens have one. 4 observations."""
+    original id or IGNORE_INDEX; every changed position has one; every row has exactly
+    round(0.4 * n) labels. 4 observations."""
     draw = np.random.default_rng(91)
     rows = draw.integers(5, 60, size=(1000, 16))
     rows[np.arange(16)[None, :] >= draw.integers(4, 17, size=1000)[:, None]] = 0
@@ -125,26 +153,26 @@ def masking_labels(mask_tokens):
     assert unlabelled == 0, (
         f"{unlabelled} positions were changed ([MASK] or a random token) but have no label: every chosen "
         "position gets its original id as its label")
-    plain = rows >= 5
-    share = float(np.mean(labels[plain] != IGNORE_INDEX))
-    margin = 5 * np.sqrt(0.4 * 0.6 / plain.sum())
-    assert abs(share - 0.4) < margin, (
-        f"{share:.1%} of the ordinary tokens have a label with mask_rate=0.4; expected 40% within "
-        f"{margin:.1%}: only the chosen positions get one")
+    exact = quota_verdict(labels, rows >= 5, 0.4, "mask_rate=0.4, padded rows")
     return [("labels: shapes and integer kinds", (tuple(inputs.shape), tuple(labels.shape), kinds_ok)),
             ("labels neither original nor -100", odd),
             ("changed positions without a label", unlabelled),
-            ("labelled share about 40%", True)]
+            ("labelled per row: round(0.4 n)", exact)]
+
+
+DRAWS_SPLIT = (0.5, 0.5, 0.0)            # the draws test: half the chosen tokens replaced at random
 
 
 def masking_draws(mask_tokens):
-    """Seeds 96, 96, 97 on int32 rows (4000, 30), mask_rate=0.5: token_ids untouched, the same
-    seed gives the same masks and another seed others, and the random replacements spread
-    evenly over the 25 ordinary ids. 2 observations."""
+    """Seeds 96, 96, 97 on int32 rows (4000, 30) of ordinary ids, mask_rate=0.5 and
+    split=DRAWS_SPLIT: token_ids untouched, the same seed gives the same masks and another seed
+    others; every position of a row is chosen half the time (within 5 standard deviations: the
+    positions are drawn uniformly, not the first ones); the random replacements spread evenly
+    over the 25 ordinary ids. 3 observations."""
     rows = np.random.default_rng(95).integers(5, 30, size=(4000, 30)).astype(np.int32)
     kept = rows.copy()
     runs = [masked(mask_tokens, rows, 30, MASK_ID, list(COURSE_SPECIALS), np.random.default_rng(seed),
-                   mask_rate=0.5) for seed in (96, 96, 97)]
+                   mask_rate=0.5, split=DRAWS_SPLIT) for seed in (96, 96, 97)]
     assert np.array_equal(rows, kept), (
         "mask_tokens changed token_ids in place: build new arrays (np.where does)")
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1]), (
@@ -152,6 +180,13 @@ def masking_draws(mask_tokens):
         "(not from np.random or random)")
     assert not np.array_equal(runs[0][0], runs[2][0]), "two different seeds gave the same masks"
     now, marks = runs[0]
+    per_position = np.mean(marks != IGNORE_INDEX, axis=0)                    # (30,)
+    margin = 5 * np.sqrt(0.25 / len(rows))
+    uniform = bool(np.all(np.abs(per_position - 0.5) < margin))
+    assert uniform, (
+        "with mask_rate=0.5 every position of a row of 30 ordinary tokens should be chosen half the time "
+        f"(within {margin:.1%}); the shares by position were {np.round(per_position, 2).tolist()}: choose "
+        "the k positions of a row uniformly at random")
     swapped = (marks != IGNORE_INDEX) & (now != MASK_ID) & (now != rows)
     tally = np.bincount(now[swapped].astype(np.int64), minlength=30)[5:30]   # one count per ordinary id
     fair = swapped.sum() / 25
@@ -159,7 +194,8 @@ def masking_draws(mask_tokens):
     assert even, (
         f"the random replacements should be spread evenly over the ordinary ids 5 to 29 (about {fair:.0f} "
         f"each); they were {tally.tolist()}")
-    return [("token_ids unchanged, seeded", True), ("replacements spread evenly", even)]
+    return [("token_ids unchanged, seeded", True), ("positions chosen uniformly", uniform),
+            ("replacements spread evenly", even)]
 
 
 # ----------------------------------------------------------------------------- embeddings
@@ -225,6 +261,72 @@ def embedding_formula_verdict(got, expected, in_segment_zero, in_segment_one, ep
     return [("embeddings formula", bool(gap < 1e-5)), ("segments and positions matter", True)]
 
 
+ALBERT_SIZES = dict(vocab_size=12, d_model=6, max_len=9, type_vocab_size=3, embed_dim=4)
+
+
+def albert_formula_case():
+    """ALBERT's factorised embedding with random weights: tables of width d_e = 4 (vocabulary 12,
+    3 segment types, 9 positions), layer-norm scale and shift (4,), a projection kernel (d_e, d_model)
+    = (4, 6) and bias (6,), token and segment ids (4, 9), and
+    LN(tokens[x_p] + segments[s_p] + positions[p]) @ kernel + bias in float32 NumPy (eps 1e-12).
+    Returns (tables, scale, shift, kernel, bias, ids, segments, expected)."""
+    draw = np.random.default_rng(62)
+    tables = {name: draw.normal(size=(rows, 4)).astype("float32")
+              for name, rows in (("tokens", 12), ("segments", 3), ("positions", 9))}
+    scale = (draw.normal(size=4) * 0.5 + 1).astype("float32")
+    shift = (draw.normal(size=4) * 0.5).astype("float32")
+    kernel = draw.normal(size=(4, 6)).astype("float32")
+    bias = draw.normal(size=6).astype("float32")
+    ids, segments = draw.integers(0, 12, size=(4, 9)), draw.integers(0, 3, size=(4, 9))
+    total = tables["tokens"][ids] + tables["segments"][segments] + tables["positions"][None, :9]
+    centred = total - total.mean(-1, keepdims=True)
+    normed = centred / np.sqrt((centred ** 2).mean(-1, keepdims=True) + 1e-12) * scale + shift
+    return tables, scale, shift, kernel, bias, ids, segments, normed @ kernel + bias
+
+
+def albert_shapes(tokens, norm, projected):
+    """Assert, before weights are copied, that the layer built with ALBERT_SIZES has a token table
+    (12, 4), a layer norm over d_e = 4 and a projection."""
+    assert tokens == (12, 4) and norm == (4,) and projected, (
+        "with embed_dim=4 and d_model=6 the tables should be d_e = 4 wide, the layer norm over those 4 "
+        f"numbers (before the projection) and projection a layer from 4 to 6; got a token table {tokens}, "
+        f"a layer norm over {norm} and {'a' if projected else 'no'} projection")
+
+
+def albert_parameters(vocab_size, d_model, max_len, type_vocab_size, embed_dim):
+    """The parameters of the factorised embedding: three tables of width E, the layer norm's scale
+    and shift (E each), the projection's weight (E x d_model) and bias (d_model)."""
+    return (embed_dim * (vocab_size + type_vocab_size + max_len) + 2 * embed_dim
+            + embed_dim * d_model + d_model)
+
+
+ALBERT_COUNT_CASES = (                  # (vocab_size, d_model, max_len, type_vocab_size, embed_dim)
+    (30000, 768, 512, 2, 128),          # ALBERT-base's sizes: d_e = 128 where BERT-base has 768
+    (50, 16, 20, 3, 16),                # d_e = d_model: still a projection
+)
+
+
+def albert_verdict(got, expected, counts, library):
+    """Assert that `got` (4, 9, 6) matches `expected`, the library's ALBERT embeddings (`library`
+    names it) with albert_formula_case's weights, within 1e-5, and that every case of
+    ALBERT_COUNT_CASES has albert_parameters parameters (counts: the student's, in order).
+    2 observations."""
+    assert got.shape == expected.shape, (
+        f"with embed_dim=4 and d_model=6 the output should have shape (B, L, d_model) = {expected.shape}, "
+        f"got {got.shape}: project the E-wide vectors to d_model")
+    gap = float(np.abs(got - expected).max())
+    assert gap < 1e-5, (
+        f"with embed_dim=4 and the same weights, your layer differs from {library} (its embeddings and "
+        f"their projection) by up to {gap:.3g}: projection(LN(tokens[x_p] + segments[s_p] + positions[p])), "
+        "the three tables and the layer norm d_e wide, dropout after the norm, the projection to d_model last")
+    want = [albert_parameters(*case) for case in ALBERT_COUNT_CASES]
+    assert counts == want, (
+        f"for the sizes (vocab_size, d_model, max_len, type_vocab_size, embed_dim) {list(ALBERT_COUNT_CASES)} "
+        f"your layer has {counts} parameters; ALBERT's factorised embedding has {want} (tables, layer norm "
+        "and projection)")
+    return [(f"ALBERT embeddings = {library}", bool(gap < 1e-5)), ("ALBERT parameter counts", counts)]
+
+
 def embedding_dropout_ids():
     """Token ids 0 to 49, (4, 16), for the embedding dropout test."""
     return np.random.default_rng(41).integers(0, 50, size=(4, 16))
@@ -278,6 +380,23 @@ def classifier_mean_verdict(got, want, got_plain, want_plain, max_gap):
             ("logits from the mean, no mask", bool(gap_plain < 1e-5))]
 
 
+def classifier_max_verdict(got, want, got_plain, want_plain, max_gap):
+    """Assert that the student's logits (6, 5) with pooling="max" are classifier(the largest value
+    of each feature over the real tokens' final vectors), with the mask (got, want), and over every
+    token without it (got_plain, want_plain), within 1e-5. 2 observations."""
+    gap = max_gap(got, want)
+    assert tuple(got.shape) == (6, 5) and gap < 1e-5, (
+        "with pooling=\"max\" the logits should be classifier(dropout(max)), the largest value of each "
+        "feature of bert(...)[0] over the real tokens (attention_mask true; padding never counts); they "
+        f"differ by up to {gap:.3g}")
+    gap_plain = max_gap(got_plain, want_plain)
+    assert gap_plain < 1e-5, (
+        "with pooling=\"max\" and no attention_mask every token is real: the logits should be classifier "
+        f"of the largest value of each feature over all the final vectors; they differ by up to {gap_plain:.3g}")
+    return [("logits from the max over the real tokens", bool(gap < 1e-5)),
+            ("logits from the max, no mask", bool(gap_plain < 1e-5))]
+
+
 def gradient_batch():
     """8 rows of 10 tokens ([CLS] first, ids 5 to 39) and their classes 0 to 2: (8, 10), (8,)."""
     draw = np.random.default_rng(121)
@@ -291,9 +410,11 @@ def classifier_dropout_ids():
     return np.random.default_rng(131).integers(5, 40, size=(16, 8))
 
 
-def visible_masking(inputs, labels, ordinary, share, token_ids, before):
+def visible_masking(inputs, labels, ordinary, share, token_ids, before, per_row, kept_all):
     """What the visible masking test checked (its own variables), as observations (name, value)."""
     return [("masking shapes", (tuple(inputs.shape), tuple(labels.shape))),
+            ("chosen per row with mask_rate=0.25", per_row.tolist()[:8]),
+            ("split=(0, 0, 1) keeps every token", kept_all),
             ("labels with mask_rate=1, first rows", labels[:3]),
             ("special tokens unchanged", inputs[~ordinary][:24]),
             ("about 80% [MASK]", bool(0.75 < share < 0.85)),

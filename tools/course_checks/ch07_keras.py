@@ -86,6 +86,56 @@ def embeddings_formula(BertEmbeddings):
     return ch07.embedding_formula_verdict(got, expected, in_zero, in_one, "epsilon")
 
 
+def albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments):
+    """keras-hub's AlbertBackbone (vocabulary 12, d_e 4, d_model 6, 9 positions, 3 segment types,
+    no dropout) with the given weights, up to its embedding_projection, on ids and segments, as
+    NumPy (4, 9, 6)."""
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        import keras_hub
+        hub = keras_hub.models.AlbertBackbone(
+            vocabulary_size=12, num_layers=1, num_heads=2, embedding_dim=4, hidden_dim=6,
+            intermediate_dim=8, max_sequence_length=9, num_segments=3, dropout=0.0)
+        for name, values in (("token_embedding", [tables["tokens"]]),
+                             ("segment_embedding", [tables["segments"]]),
+                             ("position_embedding", [tables["positions"]]),
+                             ("embeddings_layer_norm", [scale, shift]),
+                             ("embedding_projection", [kernel, bias])):
+            hub.get_layer(name).set_weights(values)
+        library = keras.Model(hub.inputs, hub.get_layer("embedding_projection").output)
+        return ops.convert_to_numpy(library({"token_ids": ids.astype("int32"),
+                                             "segment_ids": segments.astype("int32"),
+                                             "padding_mask": np.ones(ids.shape, dtype="int32")}))
+
+
+def embeddings_albert(BertEmbeddings):
+    """ALBERT's factorised embedding: random tables of width d_e = 4, layer norm and projection
+    (ch07.albert_formula_case) in the student's layer with embed_dim=4, d_model=6 and in
+    keras-hub's AlbertBackbone, compared, and the student's parameter count for
+    ch07.ALBERT_COUNT_CASES. 2 observations."""
+    tables, scale, shift, kernel, bias, ids, segments, expected = ch07.albert_formula_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        mine = BertEmbeddings(**ch07.ALBERT_SIZES, dropout=0.0)
+        mine(ids, segments)                                                # build, then copy
+        ch07.albert_shapes(tuple(mine.tokens.embeddings.shape), tuple(mine.norm.gamma.shape),
+                           getattr(mine, "projection", None) is not None)
+        for name, values in tables.items():
+            getattr(mine, name).embeddings.assign(values)
+        mine.norm.gamma.assign(scale)
+        mine.norm.beta.assign(shift)
+        mine.projection.kernel.assign(kernel)                              # Dense: (in, out)
+        mine.projection.bias.assign(bias)
+        got = ops.convert_to_numpy(mine(ids, segments))                                 # (4, 9, 6)
+        want = albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments)
+        counts = []
+        for vocab, width, length, kinds, narrow in ch07.ALBERT_COUNT_CASES:
+            layer = BertEmbeddings(vocab, width, length, kinds, embed_dim=narrow)
+            layer(np.zeros((1, 2), dtype="int32"))                          # build
+            counts.append(int(layer.count_params()))
+    return ch07.albert_verdict(got, want, counts, "keras-hub's AlbertBackbone")
+
+
 def embeddings_dropout(BertEmbeddings):
     """dropout=0.5: two calls with training=True differ and about half the outputs are 0; two
     without it agree; with dropout=0.0 training and inference agree. 2 observations."""
@@ -118,7 +168,8 @@ def classifier_logits(BertClassifier):
     """A given BERT (2 layers of width 24, no dropout) in the student's classifier, without
     training=True, on ch07.classifier_batch: logits = classifier(pooled), with and without
     segment ids and mask; with pooling="mean", classifier(the mean of the real tokens' final
-    vectors); tolerance 1e-5. 4 observations."""
+    vectors); with pooling="max", classifier(the largest value per feature over the real tokens);
+    tolerance 1e-5. 6 observations."""
     ids, segments = ch07.classifier_batch()                                             # (6, 12) each
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
@@ -137,8 +188,16 @@ def classifier_logits(BertClassifier):
         got_mean_plain = ops.convert_to_numpy(averaged(ids))
         want_mean_plain = ops.convert_to_numpy(
             averaged.classifier(ops.convert_to_numpy(encoder(ids)[0]).mean(1)))
+        peaked = BertClassifier(encoder, 5, pooling="max")
+        got_max = ops.convert_to_numpy(peaked(ids, segments, ids != 0))
+        highest = np.where(real > 0, hidden, np.finfo("float32").min).max(axis=1)      # (6, 24)
+        want_max = ops.convert_to_numpy(peaked.classifier(highest))
+        got_max_plain = ops.convert_to_numpy(peaked(ids))
+        want_max_plain = ops.convert_to_numpy(
+            peaked.classifier(ops.convert_to_numpy(encoder(ids)[0]).max(axis=1)))
     return (ch07.classifier_logits_verdict(got, want, got_plain, want_plain, max_gap)
-            + ch07.classifier_mean_verdict(got_mean, want_mean, got_mean_plain, want_mean_plain, max_gap))
+            + ch07.classifier_mean_verdict(got_mean, want_mean, got_mean_plain, want_mean_plain, max_gap)
+            + ch07.classifier_max_verdict(got_max, want_max, got_max_plain, want_max_plain, max_gap))
 
 
 def classifier_gradients(BertClassifier, freeze_bert):

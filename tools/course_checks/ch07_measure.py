@@ -22,12 +22,13 @@ MEASUREMENT_CASES = (
     (0.5, 7, (0, 1, 2, 3, 4), 4),                      # two ordinary ids: a replacement is often the same
     (0.15, 300, (0, 100, 101, 102, 103), 103),         # MiniLM's special ids, in a vocabulary of 300
 )
-MEASUREMENT_ROWS, MEASUREMENT_LENGTH = 2000, 32
+MEASUREMENT_ROWS, MEASUREMENT_LENGTH = 2000, 40   # mask_rate * 40 is whole: the share chosen is mask_rate
 MEASUREMENT_BAND = 5.0                  # standard errors either side of the expected fraction
 
 
 def changed_fraction(mask_rate, vocab_size, num_special):
-    """The probability that mask_tokens changes an ordinary token: it is chosen (mask_rate), then
+    """The probability that mask_tokens changes an ordinary token, in rows where mask_rate times
+    the number of ordinary tokens is whole (so that a share mask_rate of them is chosen): it is chosen (mask_rate), then
     becomes [MASK] (0.8, a special id: always a change) or a random ordinary id (0.1), which is
     the token itself with probability 1 / (vocab_size - num_special)."""
     ordinary = vocab_size - num_special
@@ -57,10 +58,12 @@ def changed_fraction_prediction(predict, mask_rate, vocab_size, num_special):
 
 def measurement_range(mask_rate, vocab_size, num_special, positions):
     """The accepted measurements: MEASUREMENT_BAND standard errors either side of the expected
-    fraction q. Each of the `positions` ordinary tokens changes independently of the others
-    with probability q (whatever its id: the replacement is drawn uniformly from the ordinary
-    ids), so the measured fraction is a binomial count over positions, of standard error
-    sqrt(q (1 - q) / positions); with 64,000 positions it is close to normal, and an honest
+    fraction q. A row of n ordinary tokens has exactly mask_rate * n chosen, and each chosen token
+    changes independently of the others with probability c = q / mask_rate (whatever its id: the
+    replacement is drawn uniformly from the ordinary ids), so the number changed is a binomial
+    count over the chosen positions, of variance positions * mask_rate * c (1 - c), no more than
+    positions * q (1 - q), the variance of a binomial count over all the positions that we take
+    (a little wider than needed); with 80,000 positions it is close to normal, and an honest
     measurement falls outside with a probability under 1e-6, whatever the seed."""
     expected = changed_fraction(mask_rate, vocab_size, num_special)
     half_width = MEASUREMENT_BAND * np.sqrt(expected * (1 - expected) / positions)
@@ -68,20 +71,25 @@ def measurement_range(mask_rate, vocab_size, num_special, positions):
 
 
 def masking_given(special_ids):
-    """(masking, calls): BERT's masking with mask_tokens' signature, as the student's measurement
+    """(masking, calls): part 1's masking (a fixed number per row) with mask_tokens' signature, as the student's measurement
     gets it, and the list of (shape, only ordinary ids) of the token_ids of every call."""
     calls = []
 
-    def masking(token_ids, vocab_size, mask_id, special_ids_given, rng, mask_rate=0.15):
+    def masking(token_ids, vocab_size, mask_id, special_ids_given, rng, mask_rate=0.15, split=(0.8, 0.1, 0.1)):
         ids = np.array(token_ids)
         calls.append((tuple(ids.shape), bool(not np.isin(ids, list(special_ids)).any())))
         pool = np.array([t for t in range(vocab_size) if t not in set(special_ids_given)])
-        picked = ~np.isin(ids, list(special_ids_given)) & (rng.random(ids.shape) < mask_rate)
+        free = ~np.isin(ids, list(special_ids_given))
+        order = np.argsort(np.where(free, rng.random(ids.shape), 2.0), axis=1)
+        places = np.empty_like(order)
+        np.put_along_axis(places, order, np.arange(ids.shape[1])[None, :].repeat(len(ids), 0), axis=1)
+        wanted = np.array([round(mask_rate * int(n)) for n in free.sum(axis=1)])[:, None]
+        picked = free & (places < wanted)
         roll = rng.random(ids.shape)
         swap = pool[rng.integers(0, len(pool), size=ids.shape)]
         result = ids.copy()
-        result[picked & (roll < 0.8)] = mask_id
-        use_swap = picked & (roll >= 0.8) & (roll < 0.9)
+        result[picked & (roll < split[0])] = mask_id
+        use_swap = picked & (roll >= split[0]) & (roll < split[0] + split[1])
         result[use_swap] = swap[use_swap]
         return result, np.where(picked, ids, IGNORE_INDEX)
     return masking, calls

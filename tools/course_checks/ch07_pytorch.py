@@ -84,6 +84,59 @@ def embeddings_formula(BertEmbeddings):
     return ch07.embedding_formula_verdict(got, expected, in_zero, in_one, "eps")
 
 
+def albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments):
+    """transformers' AlbertModel (random configuration: vocabulary 12, d_e 4, d_model 6, 9
+    positions, 3 segment types) with the given weights, in evaluation mode: its embeddings and
+    its encoder's embedding_hidden_mapping_in on ids and segments, as NumPy (4, 9, 6)."""
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        import transformers
+        transformers.logging.set_verbosity_error()
+        config = transformers.AlbertConfig(
+            vocab_size=12, embedding_size=4, hidden_size=6, num_hidden_layers=1, num_attention_heads=2,
+            intermediate_size=8, max_position_embeddings=9, type_vocab_size=3, layer_norm_eps=1e-12,
+            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+        library = transformers.AlbertModel(config).eval()
+        parts = library.embeddings
+        with torch.no_grad():
+            parts.word_embeddings.weight.copy_(torch.from_numpy(tables["tokens"]))
+            parts.token_type_embeddings.weight.copy_(torch.from_numpy(tables["segments"]))
+            parts.position_embeddings.weight.copy_(torch.from_numpy(tables["positions"]))
+            parts.LayerNorm.weight.copy_(torch.from_numpy(scale))
+            parts.LayerNorm.bias.copy_(torch.from_numpy(shift))
+            library.encoder.embedding_hidden_mapping_in.weight.copy_(torch.from_numpy(kernel.T.copy()))
+            library.encoder.embedding_hidden_mapping_in.bias.copy_(torch.from_numpy(bias))
+            narrow = parts(input_ids=torch.from_numpy(ids), token_type_ids=torch.from_numpy(segments))
+            return library.encoder.embedding_hidden_mapping_in(narrow).numpy()
+
+
+def embeddings_albert(BertEmbeddings):
+    """ALBERT's factorised embedding: random tables of width d_e = 4, layer norm and projection
+    (ch07.albert_formula_case) in the student's layer with embed_dim=4, d_model=6 and in
+    transformers' AlbertModel, compared, and the student's parameter count for
+    ch07.ALBERT_COUNT_CASES. 2 observations."""
+    tables, scale, shift, kernel, bias, ids, segments, expected = ch07.albert_formula_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a warning is no failure
+        mine = BertEmbeddings(**ch07.ALBERT_SIZES, dropout=0.0).eval()
+        ch07.albert_shapes(tuple(mine.tokens.weight.shape), tuple(mine.norm.weight.shape),
+                           getattr(mine, "projection", None) is not None)
+        with torch.no_grad():
+            for name, values in tables.items():
+                getattr(mine, name).weight.copy_(torch.from_numpy(values))
+            mine.norm.weight.copy_(torch.from_numpy(scale))
+            mine.norm.bias.copy_(torch.from_numpy(shift))
+            mine.projection.weight.copy_(torch.from_numpy(kernel.T.copy()))       # nn.Linear: (out, in)
+            mine.projection.bias.copy_(torch.from_numpy(bias))
+            got = mine(torch.from_numpy(ids), torch.from_numpy(segments)).numpy()      # (4, 9, 6)
+        want = albert_library_embeddings(tables, scale, shift, kernel, bias, ids, segments)
+        counts = []
+        for vocab, width, length, kinds, narrow in ch07.ALBERT_COUNT_CASES:
+            layer = BertEmbeddings(vocab, width, length, kinds, embed_dim=narrow)
+            counts.append(sum(weight.numel() for weight in layer.parameters()))
+    return ch07.albert_verdict(got, want, counts, "transformers' AlbertModel")
+
+
 def embeddings_dropout(BertEmbeddings):
     """dropout=0.5: two calls in training mode differ and about half the outputs are 0; two in
     evaluation mode agree; with dropout=0.0 both modes agree. 2 observations."""
@@ -116,7 +169,8 @@ def classifier_logits(BertClassifier):
     """A given BERT (2 layers of width 24, no dropout) in the student's classifier, evaluation
     mode, on ch07.classifier_batch: logits = classifier(pooled), with and without segment ids
     and mask; with pooling="mean", classifier(the mean of the real tokens' final vectors);
-    tolerance 1e-5. 4 observations."""
+    with pooling="max", classifier(the largest value per feature over the real tokens);
+    tolerance 1e-5. 6 observations."""
     ids, segments = (torch.from_numpy(x) for x in ch07.classifier_batch())              # (6, 12) each
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
@@ -135,8 +189,15 @@ def classifier_logits(BertClassifier):
             want_mean = averaged.classifier((hidden * real).sum(1) / real.sum(1))
             got_mean_plain = averaged(ids)
             want_mean_plain = averaged.classifier(encoder(ids)[0].mean(1))
+            peaked = BertClassifier(encoder, 5, pooling="max").eval()
+            lowest = torch.finfo(hidden.dtype).min
+            got_max = peaked(ids, segments, ids != 0)
+            want_max = peaked.classifier(torch.where(real.bool(), hidden, lowest).max(dim=1).values)
+            got_max_plain = peaked(ids)
+            want_max_plain = peaked.classifier(encoder(ids)[0].max(dim=1).values)
     return (ch07.classifier_logits_verdict(got, want, got_plain, want_plain, max_gap)
-            + ch07.classifier_mean_verdict(got_mean, want_mean, got_mean_plain, want_mean_plain, max_gap))
+            + ch07.classifier_mean_verdict(got_mean, want_mean, got_mean_plain, want_mean_plain, max_gap)
+            + ch07.classifier_max_verdict(got_max, want_max, got_max_plain, want_max_plain, max_gap))
 
 
 def classifier_gradients(BertClassifier, freeze_bert):

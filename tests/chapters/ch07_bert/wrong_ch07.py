@@ -5,11 +5,17 @@ what the feedback must show; the student's code (the answer cells that differ fr
 in full) is in wrong/<student>-<framework>.py beside this file. tests/harness/declarations.py
 describes both; tests/test_grading.py grades them.
 
-The points per test cell (16 in all; issue 34): part 1, masking: visible 1, statistics 1,
-special tokens 1, labels 1, draws 1; part 2, predict then measure the share of inputs changed:
-visible 1, prediction 1, measurement 1; part 3, whole-word masking (the variation): visible 1,
-words 1, tokens 1; part 4, embeddings: visible 1, hidden 1; part 5, classifier: visible 1,
-logits 1, training 1.
+The points per test cell (16 in all; issue 34): part 1, masking with a fixed number of positions
+per row and the replacement split as an argument: visible 1, statistics 1, special tokens 1,
+labels 1, draws 1; part 2, predict then measure the share of inputs changed: visible 1,
+prediction 1, measurement 1; part 3, whole-word masking (the variation): visible 1, words 1,
+tokens 1; part 4, embeddings, BERT's and ALBERT's factorised (embed_dim): visible 1, hidden 1;
+part 5, classifier pooled [CLS], mean or max: visible 1, logits 1, training 1.
+
+Parts 1, 4 and 5 were the chapter's cells until issue 34's reformulation: the
+ch07_*_chapter_cell students paste the chapter's cell (book/07_bert.ipynb) under the asked name,
+with only the import that makes it run, and lose every point of parts 1 and 4 and the pooling
+tests of part 5.
 
 Every score below was verified by autograding both frameworks: it is what nbgrader
 gave.
@@ -27,17 +33,26 @@ EVERY_PART_LOST = {name: 0 for name in (
 STAND_IN_MESSAGE = "is the course's reference; the grader does not provide it: write your own"
 
 WRONG = [
+    # Part 1, masking with a fixed number of positions per row (issue 34's reformulation).
+    Wrong("ch07_mask_tokens_chapter_cell",
+          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0, "test_masking_special_hidden": 0,
+           "test_masking_labels_hidden": 0, "test_masking_draws_hidden": 0},
+          "the chapter's mask_tokens pasted: every token on its own draw and no split argument; the rows "
+          "do not have round(mask_rate * n) tokens chosen (visible, statistics, special tokens, labels) and "
+          "the draws test's split=... raises: 0 of 5",
+          message="not each token on its own draw"),
     Wrong("masks_special_tokens",
-          {"test_masking_visible": 0, "test_masking_special_hidden": 0},
-          "every position may be chosen, [CLS], [SEP] and [PAD] included: the visible test sees labelled "
-          "and masked special tokens, and so does the hidden special-token test; among the ordinary "
-          "tokens the statistics, the labels and the draws are right",
+          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0, "test_masking_special_hidden": 0,
+           "test_masking_labels_hidden": 0},
+          "every position may be chosen, [CLS], [SEP] and [PAD] included, and n counts them: the visible "
+          "test sees labelled special tokens, the hidden special-token test too, and the rows' counts are "
+          "off (statistics, labels); only the draws test, on rows of ordinary ids, passes",
           message="special tokens and padding are never chosen"),
     Wrong("random_80_percent",
           {"test_masking_visible": 0, "test_masking_statistics_hidden": 0},
-          "the 80/10/10 rule swapped: 80% random tokens and 10% [MASK]; the visible test counts about "
-          "10% [MASK] instead of 80%, the hidden statistics too; special tokens, labels and draws are "
-          "right",
+          "split read in the wrong order: 80% random tokens and 10% [MASK] by default; the visible test "
+          "counts about 10% [MASK] instead of 80%, the hidden statistics too; special tokens, labels and "
+          "draws are right",
           message="about 80% of the chosen tokens should become [MASK]"),
     Wrong("random_from_whole_vocabulary",
           {"test_masking_special_hidden": 0},
@@ -45,28 +60,60 @@ WRONG = [
           "in the visible test and in the statistics, but the hidden special-token test finds [PAD]s and "
           "[CLS]s among the replacements",
           message="random replacements were special tokens"),
+    Wrong("split_ignored",
+          {"test_masking_visible": 0, "test_masking_statistics_hidden": 0},
+          "split is ignored (80/10/10 always): the visible split=(0, 0, 1) masks tokens, the hidden "
+          "split=(0.5, 0.2, 0.3) gets 80% [MASK]; the counts per row, labels and draws are right (the draws "
+          "test only counts which ids the replacements are)",
+          message="with split=(0, 0, 1) every chosen token stays as it was"),
+    Wrong("first_positions_chosen",
+          {"test_masking_draws_hidden": 0},
+          "the k chosen positions of a row are its first k ordinary tokens, not drawn at random: the counts, "
+          "the split, the special tokens and the labels are right; the draws test sees positions chosen "
+          "always or never instead of half the time",
+          message="choose the k positions of a row uniformly at random"),
+    # Part 4, BERT's and ALBERT's embeddings (issue 34's reformulation).
+    Wrong("ch07_bert_embeddings_chapter_cell",
+          {"test_embeddings_visible": 0, "test_embeddings_hidden": 0},
+          "the chapter's BertEmbeddings pasted: no embed_dim and no projection; BERT's layer matches "
+          "MiniLM, but the visible test finds no projection attribute (projection = None is asked) and the "
+          "hidden ALBERT test cannot build the factorised layer: 0 of 2",
+          message="and projection = None"),
     Wrong("segment_ids_ignored",
           {"test_embeddings_hidden": 0},
-          "every token is embedded as segment 0: shapes, the norm and segment_ids=None are right "
-          "(visible), dropout too, but MiniLM's sentence pairs and the random tables show the missing "
-          "segment",
+          "every token is embedded as segment 0: shapes, the norm, segment_ids=None and ALBERT's shapes and "
+          "parameter count are right (visible), dropout too, but MiniLM's sentence pairs and the random "
+          "tables show the missing segment",
           message="your layer differs from"),
-    Wrong("classifier_on_mean",
-          {"test_classifier_logits_hidden": 0},
-          "pooling is ignored: the head always reads the mean of the real tokens' final vectors, never the "
-          "pooled [CLS] output: the shapes, the padding left out of the mean (visible), the frozen weights, "
-          "the gradients and the dropout are right; only the logits with pooling=\"cls\" differ",
-          message="the logits should be classifier(dropout(pooled))"),
+    Wrong("albert_norm_after_projection",
+          {"test_embeddings_visible": 0, "test_embeddings_hidden": 0},
+          "with embed_dim, the projection comes before the layer norm, which is d_model wide: BERT's layer "
+          "(embed_dim=None) is right, but the visible parameter count (184, not 176) and the hidden ALBERT "
+          "test see the norm in the wrong place",
+          message="= 176 parameters"),
+    # Part 5, the classifier pooled [CLS], mean or max (issue 34's reformulation).
+    Wrong("ch07_bert_classifier_chapter_cell",
+          {"test_classifier_visible": 0, "test_classifier_logits_hidden": 0},
+          "the chapter's BertClassifier pasted (with the import of dense it needs): pooling=\"max\" falls "
+          "back to the pooled [CLS] output, so the visible and hidden max-pooled logits differ; \"cls\", "
+          "\"mean\", freezing and dropout are the chapter's and right (1 of 3)",
+          message="with pooling=\"max\" the logits should be classifier(dropout(max))"),
+    Wrong("max_zeroes_padding",
+          {"test_classifier_visible": 0, "test_classifier_logits_hidden": 0},
+          "max pooling multiplies the final vectors by the mask: padding becomes 0, which wins every "
+          "feature whose real values are all negative (visible and hidden); the other poolings, freezing "
+          "and dropout are right",
+          message="over the real tokens"),
     Wrong("mean_counts_padding",
           {"test_classifier_visible": 0, "test_classifier_logits_hidden": 0},
           "pooling=\"mean\" averages every position, [PAD]s included: two more [PAD]s change the logits "
-          "(visible), and the hidden mean-pooled logits differ; pooling=\"cls\", freezing and dropout are "
-          "right",
+          "(visible), and the hidden mean-pooled logits differ; pooling=\"cls\" and \"max\", freezing and "
+          "dropout are right",
           message="average over the real tokens only"),
     Wrong("freeze_ignored",
           {"test_classifier_visible": 0, "test_classifier_training_hidden": 0},
           "freeze_bert is ignored: BERT's weights stay trainable (visible) and get gradients (hidden); "
-          "the logits of both poolings are right",
+          "the logits of the three poolings are right",
           message="with freeze_bert=True only the classifier"),
     # Part 2, predict then measure (issue 34): a typed-in number and a wrong formula fail the
     # prediction at the hidden parameters; a measurement of the wrong thing fails the range.
