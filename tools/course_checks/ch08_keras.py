@@ -298,11 +298,12 @@ def sampling_draws(sample_next, namespace):
 
 
 # ---------------------------------------------------------------- part 4
-# The stops of ch08.GENERATE_CASES and of the calls test on small_gpt2(GENERATE_SEED): 42 ends rows 2
-# and 0 after 1 and 5 tokens and never row 1 (8 tokens); the others: see ch08_pytorch's (the same roles,
-# other tokens and seeds: the models differ).
-GENERATE_STOPS = ({"stop_id": 42}, {"stop_id": 0, "seed": 22})
-CALLS_STOP = {"stop_id": 0, "seed": 1}
+# The stops of ch08.GENERATE_CASES on small_gpt2(GENERATE_SEED) (ch08_pytorch's play the same roles on
+# its model): 42 ends rows 2 and 0 after 1 and 5 tokens and never row 1 (8 tokens); 1 (seed 13) ends rows
+# 1, 0 and 2 after 2, 5 and 6 tokens. CALLS_STOP (seed 9) ends the two rows of the calls test after 5 and
+# 6 tokens.
+GENERATE_STOPS = ({"stop_id": 42}, {"stop_id": 1, "seed": 13})
+CALLS_STOP = {"stop_id": 4, "seed": 9}
 _SMALL_GPT2 = {}
 
 

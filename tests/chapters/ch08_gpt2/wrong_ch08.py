@@ -39,7 +39,7 @@ WRONG = [
           "layers, GPT-2, causality), but after a cache a new position sees only the first keys, so the "
           "cached calls differ from the full one",
           message="may attend to the cached positions and to the new ones up to itself"),
-    Wrong("padding_ignored",
+    Wrong("padded_keys_attended",
           {"test_attention_visible": 0, "test_attention_reference_hidden": 0},
           "padding_mask is taken but changes nothing (the causal mask alone): real tokens give weight to "
           "the pads, unlike the library's attention with the padding mask (visible, reference); the cached "
