@@ -20,9 +20,11 @@ from .keras_reference import to_numpy
 
 
 def reference_parts(*names):
-    """The course's versions (attention_course.keras_gpt2) of the named functions, by name (in the
-    grading sandbox, the copies it keeps for these checks: attention_course.grading.hide)."""
-    return {name: course_version(keras_gpt2, name) for name in names}
+    """The reference versions of the named functions, by name: the course's filters
+    (attention_course.keras_gpt2; in the grading sandbox, the copies it keeps for these checks:
+    attention_course.grading.hide), and a sample_next with the repetition penalty (ch08's)."""
+    return {name: (ch08.reference_sample_next(to_numpy) if name == "sample_next"
+                   else course_version(keras_gpt2, name)) for name in names}
 
 
 def graded_cell(namespace, *names):
@@ -91,9 +93,10 @@ def window_maker(layer_class):
 window_against_reference, rolling_cache = ch08_window.checks_for(window_maker)
 
 
-def library_attention(layer, num_heads, x):
-    """layers.MultiHeadAttention with the weights of the student's `layer` and use_causal_mask=True,
-    on x (B, L, d_model): NumPy (output (B, L, d_model), weights (B, h, L, L))."""
+def library_attention(layer, num_heads, x, allowed):
+    """layers.MultiHeadAttention with the weights of the student's `layer` and the attention_mask
+    `allowed` (B, L, L), True where attention is allowed, on x (B, L, d_model): NumPy (output
+    (B, L, d_model), weights (B, h, L, L))."""
     d_model = x.shape[-1]
     d_k = d_model // num_heads
     library = keras.layers.MultiHeadAttention(num_heads=num_heads, key_dim=d_k)
@@ -105,29 +108,32 @@ def library_attention(layer, num_heads, x):
     projection = layer.output_projection
     library.output_dense.kernel.assign(ops.reshape(projection.kernel, (num_heads, d_k, d_model)))
     library.output_dense.bias.assign(projection.bias)
-    return arrays(*library(x, x, use_causal_mask=True, return_attention_scores=True))
+    return arrays(*library(x, x, attention_mask=allowed, return_attention_scores=True))
 
 
-def attention_against_library(layer_class, B, L, d_model, h, seed):
-    """The student's layer with known weights against layers.MultiHeadAttention with the same
-    weights and use_causal_mask=True: the same outputs and weights; the observation."""
-    what = f"B={B}, L={L}, d_model={d_model}, h={h}"
+def attention_against_library(layer_class, B, L, d_model, h, seed, pads):
+    """The student's layer with known weights on a left-padded batch (`pads` pads at the start of
+    each row) against layers.MultiHeadAttention with the same weights and the causal and padding
+    masks combined as its attention_mask: the same outputs and weights; the observation."""
+    what = f"B={B}, L={L}, d_model={d_model}, h={h}, pads {list(pads)}"
+    real = ch08.left_padded(pads, L)                                       # (B, L)
     # (A warning is no failure: Keras warns about a softmax over one key. Keras 3.15 on TensorFlow:
     # with key_dim = 1 the library adds its (h, 1) biases along the wrong axis when L equals h: the
     # cases avoid that.)
     with ch08.warnings_ignored():
         mine = known_layer(layer_class, d_model, h, seed)
         x = np.random.default_rng(seed + 100).normal(size=(B, L, d_model)).astype("float32")
-        want, want_weights = library_attention(mine, h, x)
-        got, got_weights = arrays(*call_layer(what, mine, x)[:2])
+        want, want_weights = library_attention(mine, h, x, ch08.allowed_keys(real, L))
+        got, got_weights = arrays(*call_layer(what, mine, x, None, real)[:2])
     assert got.shape == (B, L, d_model) and got_weights.shape == (B, h, L, L), (
         f"{what}: expected an output (B, L, d_model) = {(B, L, d_model)} and weights (B, h, L, L) = "
         f"{(B, h, L, L)}; got {got.shape} and {got_weights.shape}")
+    ch08.padding_verdict(what, got_weights, real)
     gap = float(np.abs(got_weights - want_weights).max())
     assert gap < 1e-5, (
-        f"{what}: your weights differ from those of layers.MultiHeadAttention with use_causal_mask=True "
-        f"(the same weights loaded) by up to {gap:.3g}: check the mask (position i sees the positions j <= "
-        "i), the heads, and the scaling by sqrt(d_k)")
+        f"{what}: your weights differ from those of layers.MultiHeadAttention with the causal and padding "
+        f"masks (the same weights loaded) by up to {gap:.3g}: check the mask (position i sees the real "
+        "tokens j <= i, a pad itself only), the heads, and the scaling by sqrt(d_k)")
     gap = float(np.abs(got - want).max())
     assert gap < 1e-5, (
         f"{what}: the weights are right, but the output differs from layers.MultiHeadAttention's by up to "
@@ -222,14 +228,15 @@ def causal_check(layer_class, h, seed):
         return ch08.causal_verdict(h, before, after, later)
 
 
-def cached_calls_match(layer, x, full, how, pieces):
-    """The student's layer on x (B, L, d_model) in calls of `pieces` new positions, each with the
-    cache that the previous one returned, against `full` = NumPy (output, weights, k, v) of one
-    call on all positions; the observation."""
+def cached_calls_match(layer, x, real, full, how, pieces):
+    """The student's layer on x (B, L, d_model), left-padded as `real` (B, L) says, in calls of
+    `pieces` new positions, each with the cache that the previous one returned and the padding mask
+    of the positions so far, against `full` = NumPy (output, weights, k, v) of one call on all
+    positions; the observation."""
     full_out, full_weights, full_k, full_v = full
     cache = None
     for start, end, what in ch08.cache_pieces(pieces, how):
-        out, weights, cache = call_layer(what, layer, x[:, start:end], cache)
+        out, weights, cache = call_layer(what, layer, x[:, start:end], cache, real[:, :end])
         out, weights, keys, values = arrays(out, weights, cache[0], cache[1])
         ch08.assert_cache_shapes(what, (out.shape, weights.shape, keys.shape, values.shape), start, end)
         output_gap = max(float(np.abs(weights - full_weights[:, :, start:end, :end]).max()),
@@ -241,16 +248,17 @@ def cached_calls_match(layer, x, full, how, pieces):
 
 
 def cache_against_one_call(layer_class):
-    """The key-value cache (B = 2, d_model = 12, h = 3): for every case of CACHE_CASES, the calls
-    with a cache against one call on all 10 positions; the observations."""
+    """The key-value cache (B = 2, d_model = 12, h = 3; row 0 left-padded by 3): for every case of
+    CACHE_CASES, the calls with a cache against one call on all 10 positions; the observations."""
     observations = []
     with ch08.warnings_ignored():
         mine = known_layer(layer_class, 12, 3, ch08.CACHE_SEED)
         x = np.random.default_rng(ch08.CACHE_SEED).normal(size=(2, 10, 12)).astype("float32")
-        full, full_weights, (full_k, full_v) = call_layer("all 10 positions at once", mine, x)
+        real = ch08.left_padded(ch08.CACHE_PADS, 10)                       # (B, L)
+        full, full_weights, (full_k, full_v) = call_layer("all 10 positions at once", mine, x, None, real)
         full = arrays(full, full_weights, full_k, full_v)
         for how, pieces in ch08.CACHE_CASES:
-            observations.append(cached_calls_match(mine, x, full, how, pieces))
+            observations.append(cached_calls_match(mine, x, real, full, how, pieces))
     return observations
 
 
@@ -258,7 +266,7 @@ def cache_against_one_call(layer_class):
 def filtered(filter_function, logits, parameter):
     """The student's filter on NumPy logits given as a tensor, back as NumPy; warnings ignored."""
     with ch08.warnings_ignored():
-        return ops.convert_to_numpy(filter_function(ops.convert_to_tensor(logits), parameter))
+        return ops.convert_to_numpy(filter_function(ops.convert_to_tensor(logits), ch08.as_given(parameter)))
 
 
 def top_k_kept(top_k_filter, rows, k):
@@ -266,7 +274,7 @@ def top_k_kept(top_k_filter, rows, k):
     others -inf; the observation."""
     logits = ch08.top_k_logits(rows, k)
     got = filtered(top_k_filter, logits, k)
-    what = f"top_k_filter with B={rows[0]}, V={rows[1]}, k={k}"
+    what = f"top_k_filter with B={rows[0]}, V={rows[1]}, k={ch08.shown(k)}"
     assert got.shape == rows, f"{what}: expected a tensor of shape {rows}, got {got.shape}"
     return what, ch08.kept_the_k_largest(what, got, logits, k)
 
@@ -290,6 +298,12 @@ def sampling_draws(sample_next, namespace):
 
 
 # ---------------------------------------------------------------- part 4
+# The stops of ch08.GENERATE_CASES on small_gpt2(GENERATE_SEED) (ch08_pytorch's play the same roles on
+# its model): 42 ends rows 2 and 0 after 1 and 5 tokens and never row 1 (8 tokens); 1 (seed 13) ends rows
+# 1, 0 and 2 after 2, 5 and 6 tokens. CALLS_STOP (seed 9) ends the two rows of the calls test after 5 and
+# 6 tokens.
+GENERATE_STOPS = ({"stop_id": 42}, {"stop_id": 1, "seed": 13})
+CALLS_STOP = {"stop_id": 4, "seed": 9}
 _SMALL_GPT2 = {}
 
 
@@ -306,25 +320,22 @@ def small_gpt2(seed):
     return _SMALL_GPT2[seed]
 
 
-def reference_tokens(model, prompt, count, temperature=1.0, top_k=None, top_p=None, seed=0):
-    """The reference: the whole sequence through the model at every step, one reference draw per
-    step."""
-    draw = np.random.default_rng(seed)
-    sequence = np.array(prompt)
-    sample_next = course_version(keras_gpt2, "sample_next")
-    for _ in range(count):
-        scores = model(sequence)[0][:, -1]
-        chosen = sample_next(scores, draw, temperature, top_k, top_p)
-        sequence = np.concatenate([sequence, np.reshape(chosen, (-1, 1))], axis=1)
-    return sequence
+def reference(model):
+    """reference(prompt, count, **settings): ch08's reference generation on the model, the whole
+    sequence at every step."""
+    def tokens(prompt, count, **settings):
+        return ch08.reference_tokens(lambda sequence: model(sequence)[0][:, -1],
+                                     ch08.reference_sample_next(to_numpy), prompt, count, **settings)
+    return tokens
 
 
 def generated_tokens(generate, namespace):
     """generate's tokens (ch08.generated_tokens) with the reference sample_next and filters in the
     kernel's namespace; the observations."""
     parts = reference_parts("top_k_filter", "top_p_filter", "sample_next")
+    model = small_gpt2(ch08.GENERATE_SEED)
     with ch08.references_in(namespace, parts), ch08.warnings_ignored():
-        return ch08.generated_tokens(generate, small_gpt2(ch08.GENERATE_SEED), reference_tokens)
+        return ch08.generated_tokens(generate, model, reference(model), GENERATE_STOPS)
 
 
 def shape_of(token_ids):
@@ -336,10 +347,10 @@ def model_calls(generate, namespace):
     """How generate calls the model, with and without the cache (ch08.calls_verdict), with the
     reference sample_next and filters in the kernel's namespace; the observations."""
     parts = reference_parts("top_k_filter", "top_p_filter", "sample_next")
+    model = small_gpt2(ch08.GENERATE_SEED)
     with ch08.references_in(namespace, parts), ch08.warnings_ignored():
-        cached_calls, full_calls = ch08.recorded_calls(generate, small_gpt2(ch08.GENERATE_SEED),
-                                                       shape_of)
-    return ch08.calls_verdict(cached_calls, full_calls)
+        calls, new_tokens = ch08.recorded_calls(generate, model, shape_of, reference(model), CALLS_STOP)
+    return ch08.calls_verdict(calls, new_tokens)
 
 
 # ---------------------------------------------------------------- part 5

@@ -20,9 +20,16 @@ from .reference import quietly
 
 
 def reference_parts(*names):
-    """The course's versions (attention_course.torch_gpt2) of the named functions, by name (in the
-    grading sandbox, the copies it keeps for these checks: attention_course.grading.hide)."""
-    return {name: course_version(torch_gpt2, name) for name in names}
+    """The reference versions of the named functions, by name: the course's filters
+    (attention_course.torch_gpt2; in the grading sandbox, the copies it keeps for these checks:
+    attention_course.grading.hide), and a sample_next with the repetition penalty (ch08's)."""
+    return {name: (ch08.reference_sample_next(as_numpy) if name == "sample_next"
+                   else course_version(torch_gpt2, name)) for name in names}
+
+
+def as_numpy(tensor):
+    """A tensor (or an array) as a NumPy array."""
+    return tensor.detach().cpu().numpy() if isinstance(tensor, torch.Tensor) else np.asarray(tensor)
 
 
 def graded_cell(namespace, *names):
@@ -60,38 +67,42 @@ def call_layer(what, layer, *args):
     return result
 
 
-def library_attention(layer, num_heads, x):
-    """nn.MultiheadAttention with the weights of the student's `layer` and a causal mask, on x
-    (B, L, d_model): (output (B, L, d_model), weights per head (B, h, L, L))."""
-    d_model, length = x.shape[-1], x.shape[1]
+def library_attention(layer, num_heads, x, allowed):
+    """nn.MultiheadAttention with the weights of the student's `layer` and the mask `allowed`
+    (B, L, L), True where attention is allowed, on x (B, L, d_model): (output (B, L, d_model),
+    weights per head (B, h, L, L))."""
+    d_model = x.shape[-1]
     library = nn.MultiheadAttention(d_model, num_heads, batch_first=True).eval()
     with torch.no_grad():
         library.in_proj_weight.copy_(torch.cat([layer.query.weight, layer.key.weight, layer.value.weight]))
         library.in_proj_bias.copy_(torch.cat([layer.query.bias, layer.key.bias, layer.value.bias]))
         library.out_proj.weight.copy_(layer.output_projection.weight)
         library.out_proj.bias.copy_(layer.output_projection.bias)
-        later = torch.ones(length, length, dtype=torch.bool).triu(1)     # the library's True = blocked
-        return library(x, x, x, attn_mask=later, average_attn_weights=False)
+        blocked = torch.from_numpy(~np.repeat(allowed, num_heads, axis=0))  # (B h, L, L): True = blocked
+        return library(x, x, x, attn_mask=blocked, average_attn_weights=False)
 
 
-def attention_against_library(layer_class, B, L, d_model, h, seed):
-    """The student's layer with known weights against nn.MultiheadAttention with the same weights
-    and a causal mask: the same outputs and weights; the observation."""
-    what = f"B={B}, L={L}, d_model={d_model}, h={h}"
+def attention_against_library(layer_class, B, L, d_model, h, seed, pads):
+    """The student's layer with known weights on a left-padded batch (`pads` pads at the start of
+    each row) against nn.MultiheadAttention with the same weights and the causal and padding masks
+    combined: the same outputs and weights; the observation."""
+    what = f"B={B}, L={L}, d_model={d_model}, h={h}, pads {list(pads)}"
+    real = ch08.left_padded(pads, L)                                       # (B, L)
     with ch08.warnings_ignored():
         mine = known_layer(layer_class, d_model, h, seed)
         x = torch.from_numpy(np.random.default_rng(seed + 100).normal(size=(B, L, d_model))
                              .astype("float32"))                           # (B, L, d_model)
-        want, want_weights = library_attention(mine, h, x)
-        got, got_weights, _ = call_layer(what, mine, x)
+        want, want_weights = library_attention(mine, h, x, ch08.allowed_keys(real, L))
+        got, got_weights, _ = call_layer(what, mine, x, None, torch.from_numpy(real))
     assert tuple(got.shape) == (B, L, d_model) and tuple(got_weights.shape) == (B, h, L, L), (
         f"{what}: expected an output (B, L, d_model) = {(B, L, d_model)} and weights (B, h, L, L) = "
         f"{(B, h, L, L)}; got {tuple(got.shape)} and {tuple(got_weights.shape)}")
     gap = (got_weights - want_weights).abs().max().item()
+    ch08.padding_verdict(what, got_weights.numpy(), real)
     assert gap < 1e-5, (
-        f"{what}: your weights differ from those of nn.MultiheadAttention with a causal mask (the same "
-        f"weights loaded) by up to {gap:.3g}: check the mask (position i sees the positions j <= i), the "
-        "heads, and the scaling by sqrt(d_k)")
+        f"{what}: your weights differ from those of nn.MultiheadAttention with the causal and padding "
+        f"masks (the same weights loaded) by up to {gap:.3g}: check the mask (position i sees the real "
+        "tokens j <= i, a pad itself only), the heads, and the scaling by sqrt(d_k)")
     gap = (got - want).abs().max().item()
     assert gap < 1e-5, (
         f"{what}: the weights are right, but the output differs from nn.MultiheadAttention's by up to "
@@ -156,14 +167,15 @@ def causal_check(layer_class, h, seed):
         return ch08.causal_verdict(h, before, after, later)
 
 
-def cached_calls_match(layer, x, full, how, pieces):
-    """The student's layer on x (B, L, d_model) in calls of `pieces` new positions, each with the
-    cache that the previous one returned, against `full` = (output, weights, k, v) of one call on
-    all positions; the observation."""
+def cached_calls_match(layer, x, real, full, how, pieces):
+    """The student's layer on x (B, L, d_model), left-padded as `real` (B, L) says, in calls of
+    `pieces` new positions, each with the cache that the previous one returned and the padding mask
+    of the positions so far, against `full` = (output, weights, k, v) of one call on all positions;
+    the observation."""
     full_out, full_weights, full_k, full_v = full
     cache = None
     for start, end, what in ch08.cache_pieces(pieces, how):
-        out, weights, cache = call_layer(what, layer, x[:, start:end], cache)
+        out, weights, cache = call_layer(what, layer, x[:, start:end], cache, real[:, :end])
         shapes = (tuple(out.shape), tuple(weights.shape), tuple(cache[0].shape), tuple(cache[1].shape))
         ch08.assert_cache_shapes(what, shapes, start, end)
         output_gap = max((weights - full_weights[:, :, start:end, :end]).abs().max().item(),
@@ -175,17 +187,18 @@ def cached_calls_match(layer, x, full, how, pieces):
 
 
 def cache_against_one_call(layer_class):
-    """The key-value cache (B = 2, d_model = 12, h = 3): for every case of CACHE_CASES, the calls
-    with a cache against one call on all 10 positions; the observations."""
+    """The key-value cache (B = 2, d_model = 12, h = 3; row 0 left-padded by 3): for every case of
+    CACHE_CASES, the calls with a cache against one call on all 10 positions; the observations."""
     observations = []
     with ch08.warnings_ignored():
         mine = known_layer(layer_class, 12, 3, ch08.CACHE_SEED)
         x = torch.from_numpy(np.random.default_rng(ch08.CACHE_SEED).normal(size=(2, 10, 12))
                              .astype("float32"))                           # (B, L, d_model)
-        full, full_weights, (full_k, full_v) = call_layer("all 10 positions at once", mine, x)
+        real = torch.from_numpy(ch08.left_padded(ch08.CACHE_PADS, 10))   # (B, L)
+        full, full_weights, (full_k, full_v) = call_layer("all 10 positions at once", mine, x, None, real)
         for how, pieces in ch08.CACHE_CASES:
             full_call = (full, full_weights, full_k, full_v)
-            observations.append(cached_calls_match(mine, x, full_call, how, pieces))
+            observations.append(cached_calls_match(mine, x, real, full_call, how, pieces))
     return observations
 
 
@@ -222,8 +235,8 @@ def top_k_kept(top_k_filter, rows, k):
     others -inf, the input left as it was; the observation."""
     logits = ch08.top_k_logits(rows, k)
     given = torch.from_numpy(logits.copy())
-    got = quietly(top_k_filter, given, k)
-    what = f"top_k_filter with B={rows[0]}, V={rows[1]}, k={k}"
+    got = quietly(top_k_filter, given, ch08.as_given(k))
+    what = f"top_k_filter with B={rows[0]}, V={rows[1]}, k={ch08.shown(k)}"
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == rows, (
         f"{what}: expected a tensor of shape {rows}, got {type(got).__name__} "
         f"{tuple(getattr(got, 'shape', ()))}")
@@ -237,7 +250,7 @@ def top_p_kept(top_p_filter, scale, mass, after_top_k):
     reaches p kept, unchanged, the input left as it was; the observation."""
     logits = ch08.top_p_logits(scale, after_top_k)
     given = torch.from_numpy(logits.copy())
-    got = quietly(top_p_filter, given, mass)
+    got = quietly(top_p_filter, given, ch08.as_given(mass))
     what = ch08.top_p_label(scale, mass, after_top_k)
     assert isinstance(got, torch.Tensor) and tuple(got.shape) == (8, 40), (
         f"{what}: expected a tensor of shape (8, 40), got {type(got).__name__} "
@@ -256,6 +269,13 @@ def sampling_draws(sample_next, namespace):
 
 
 # ---------------------------------------------------------------- part 4
+# The stops of ch08.GENERATE_CASES on small_gpt2(GENERATE_SEED): 22 ends rows 2 and 0 after 1 and 2
+# tokens and never row 1 (8 tokens); 13 (seed 22) ends rows 1, 0 and 2 after 1, 4 and 6 tokens. CALLS_STOP
+# on small_gpt2(CALLS_SEED) ends the two rows after 3 and 6 tokens.
+GENERATE_STOPS = ({"stop_id": 22}, {"stop_id": 13, "seed": 22})
+CALLS_STOP = {"stop_id": 40, "seed": 1}
+
+
 def small_gpt2(seed):
     """The course's GPT-2, small, with logits larger than at initialisation."""
     torch.manual_seed(seed)
@@ -266,36 +286,37 @@ def small_gpt2(seed):
     return built
 
 
-def reference_tokens(model, prompt, count, temperature=1.0, top_k=None, top_p=None, seed=0):
-    """The reference: the whole sequence through the model at every step, one reference draw per
-    step."""
-    draw = np.random.default_rng(seed)
-    sequence = np.array(prompt)
-    course_sample_next = course_version(torch_gpt2, "sample_next")
-    with torch.no_grad():
-        for _ in range(count):
-            scores = model(torch.from_numpy(sequence))[0][:, -1]
-            chosen = course_sample_next(scores, draw, temperature, top_k, top_p)
-            sequence = np.concatenate([sequence, np.reshape(chosen, (-1, 1))], axis=1)
-    return sequence
+def reference(model):
+    """reference(prompt, count, **settings): ch08's reference generation on the model, the whole
+    sequence at every step."""
+    def last_logits(sequence):
+        with torch.no_grad():
+            return model(torch.from_numpy(sequence))[0][:, -1]
+
+    def tokens(prompt, count, **settings):
+        return ch08.reference_tokens(last_logits, ch08.reference_sample_next(as_numpy), prompt, count,
+                                     **settings)
+    return tokens
 
 
 def generated_tokens(generate, namespace):
     """generate's tokens (ch08.generated_tokens) with the reference sample_next and filters in the
     kernel's namespace; the observations."""
     parts = reference_parts("top_k_filter", "top_p_filter", "sample_next")
+    model = small_gpt2(ch08.GENERATE_SEED)
     with ch08.references_in(namespace, parts), ch08.warnings_ignored():
-        return ch08.generated_tokens(generate, small_gpt2(ch08.GENERATE_SEED), reference_tokens)
+        return ch08.generated_tokens(generate, model, reference(model), GENERATE_STOPS)
 
 
 def model_calls(generate, namespace):
     """How generate calls the model, with and without the cache (ch08.calls_verdict), with the
     reference sample_next and filters in the kernel's namespace; the observations."""
     parts = reference_parts("top_k_filter", "top_p_filter", "sample_next")
+    model = small_gpt2(ch08.CALLS_SEED)
     with ch08.references_in(namespace, parts), ch08.warnings_ignored():
-        cached_calls, full_calls = ch08.recorded_calls(generate, small_gpt2(ch08.CALLS_SEED),
-                                                       lambda token_ids: tuple(token_ids.shape))
-    return ch08.calls_verdict(cached_calls, full_calls)
+        calls, new_tokens = ch08.recorded_calls(generate, model, lambda token_ids: tuple(token_ids.shape),
+                                                reference(model), CALLS_STOP)
+    return ch08.calls_verdict(calls, new_tokens)
 
 
 # ---------------------------------------------------------------- part 5

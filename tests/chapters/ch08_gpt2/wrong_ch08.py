@@ -13,6 +13,11 @@ gave. Points per part (16): part 1 3 (visible 1, library and causality 1, cache 
 cache test, part 3's distributions and part 4's tokens to part 6 (then part 5); item 1 moved one
 point from part 1's library test, part 1's causality test (now in the library test's cell) and
 part 2's top-p test (now in one cell with top-k) to the sliding-window variation, part 5.
+Issue 34, item 1 (the parts that were still the chapter's cells): part 1 attends over left-padded
+prompts (`padding_mask`), part 2's filters take one k or p per row, part 3's sample_next applies
+CTRL's repetition penalty, part 4's generate stops at `stop_id` (padding with `pad_id`) and makes
+no call after the last token; the chapter's four cells, pasted, score 0 on their parts (the
+`ch08_*_chapter_cell` students).
 """
 from harness.declarations import Wrong
 
@@ -34,6 +39,14 @@ WRONG = [
           "layers, GPT-2, causality), but after a cache a new position sees only the first keys, so the "
           "cached calls differ from the full one",
           message="may attend to the cached positions and to the new ones up to itself"),
+    Wrong("padded_keys_attended",
+          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
+           "test_attention_cache_hidden": 0},
+          "padding_mask is taken but changes nothing (the causal mask alone): real tokens give weight to "
+          "the pads, unlike the library's attention with the padding mask (visible, reference); the cached "
+          "calls agree with the layer's own full call, but the values the cache test reports (the padded "
+          "row's outputs) are not the reference's, which the grader checks outside the kernel: 0 of 3, 13",
+          message="a real token should give no weight to a pad"),
     Wrong("mask_off_by_one",
           {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
            "test_attention_cache_hidden": 0},
@@ -54,12 +67,50 @@ WRONG = [
           "the filters see the logits before the temperature: the same for top-k (dividing by T keeps "
           "the order) and without filters, so the visible test passes, but top-p at temperature 0.5 "
           "keeps three tokens instead of two and the draws land on the third",
-          message="divide the logits by the temperature first"),
+          message="then divide by the temperature, then top-k"),
+    Wrong("penalty_counts_repeats",
+          {"test_sampling_hidden": 0},
+          "the repetition penalty is applied once for every time a token was seen, not once per token: "
+          "the visible case sees token 1 twice but its order does not change, so it passes; the hidden "
+          "draws after the tokens 1, 3, 7, 7, 1 penalise tokens 1 and 7 twice, and their counts are off",
+          message="the penalty on each token seen (once)"),
     Wrong("cache_not_used",
           {"test_generate_calls_hidden": 0},
           "with use_cache=True the whole sequence runs through the model again at every step: the same "
           "tokens (visible, hidden tokens), only the recorded calls show that the cache is never used",
           message="with use_cache=True the model should get the prompts once"),
+    Wrong("stop_not_padded",
+          {"test_generate_visible": 0, "test_generate_tokens_hidden": 0},
+          "the rows that drew stop_id are marked finished (generation ends when every row has) but go on "
+          "drawing instead of getting pad_id: the visible stop case and the hidden stop cases differ from "
+          "the reference; the model calls, which depend only on when every row has stopped, are right",
+          message="each row padded after its stop"),
+    # Issue 34, item 1: the chapter's cells pasted under the parts' names (book/08_gpt2.ipynb, §8.2
+    # and §8.5): each loses every point of its part.
+    Wrong("ch08_attention_chapter_cell",
+          {"test_attention_visible": 0, "test_attention_reference_hidden": 0,
+           "test_attention_cache_hidden": 0},
+          "the chapter's CausalSelfAttention: it takes no padding_mask, so every call with one raises "
+          "(the visible padded case, the library cases, the padded cache): 0 of 3, 13",
+          message={"keras": "too many positional arguments",
+                   "pytorch": "positional arguments but 4 were given"}),
+    Wrong("ch08_filters_chapter_cell",
+          {"test_filters_visible": 0, "test_filters_hidden": 0},
+          "the chapter's top_k_filter and top_p_filter: one k and one p for all rows only, so one per row "
+          "fails (the library's top-k takes one k only): 0 of 2, 14",
+          message={"keras": "k must be scalar", "pytorch": "must be int, not numpy.ndarray"}),
+    Wrong("ch08_sampling_chapter_cell",
+          {"test_sampling_visible": 0, "test_sampling_hidden": 0},
+          "the chapter's sample_next: no repetition_penalty or seen arguments, so the penalised cases "
+          "raise: 0 of 2, 14",
+          message="unexpected keyword argument 'repetition_penalty'"),
+    Wrong("ch08_generate_chapter_cell",
+          {"test_generate_visible": 0, "test_generate_tokens_hidden": 0, "test_generate_calls_hidden": 0},
+          "the chapter's generate (in Keras its compiled _forward(model, ...), which the assignment does "
+          "not give, replaced by the model's call): no stop_id, pad_id or repetition_penalty "
+          "arguments, so those cases raise, and it calls the model once more after the last token: 0 "
+          "of 3, 13",
+          message="unexpected keyword argument 'stop_id'"),
     Wrong("right_but_warns_gpt2",
           {},
           "right answers whose four cells warn on every call (a UserWarning on stderr): every test cell "
