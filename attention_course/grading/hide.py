@@ -1,7 +1,7 @@
 """The course package that a graded kernel sees: without the answers its assignment asks for.
 
 The package's modules hold the course's own versions of what the assignments ask students to
-write (chapter 3's ``scaled_dot_product_attention``, chapter 8's ``sample_next``...). A
+write (chapter 3's ``scaled_dot_product_attention``, chapter 8's ``top_k_filter``...). A
 submission whose answer cell only imports them would earn the marks of work it did not do. So
 the grading sandbox (``launch``) does not mount the installed package: it mounts a copy in
 which the definition of each name that the assignment asks for (``course.toml``, the chapter's
@@ -10,8 +10,8 @@ which the definition of each name that the assignment asks for (``course.toml``,
 the set-up cells' imports (data, earlier chapters' layers) work as released.
 
 Some asked names are also used by the course's own models that a set-up cell or a hidden test
-needs (chapter 7's ``Bert`` builds a ``BertEmbeddings``; chapter 8's checks draw tokens with
-the course's ``sample_next``): those the manifest lists again under ``kept``, and the copy
+needs (chapter 7's ``Bert`` builds a ``BertEmbeddings``; chapter 8's ``generate`` and its
+checks use the course's ``CausalSelfAttention`` and filters): those the manifest lists again under ``kept``, and the copy
 keeps their definition under a private name (``KEPT_PREFIX`` + name) that the module's own code
 uses instead. ``course_checks`` finds them with ``course_version``.
 
