@@ -113,28 +113,35 @@ def encoder_padding_ignored(EncoderLayer, norm_first, parallel):
 
 
 def encoder_dropout(EncoderLayer):
-    """With dropout=0.5, two calls with training=True differ and two calls without it are equal;
-    with dropout=0.0 training and inference agree (the parallel block); where dropout sits, in each
-    layout. Returns the observations (name, value)."""
+    """In each layout: with dropout=0.5, two calls with training=True differ and two calls without
+    it are equal; with dropout=0.0 training and inference agree; and where dropout sits. Returns
+    the observations (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
-        keras.utils.set_random_seed(41)
-        x = np.random.default_rng(41).normal(size=(2, 4, 8)).astype("float32")   # (B, S, d_model)
-        layer = EncoderLayer(8, 2, 16, 0.5, norm_first=True, parallel=True)
-        first, second = (ops.convert_to_numpy(layer(x, training=True)[0]) for _ in range(2))
-        assert np.abs(first - second).max() > 1e-3, (
-            "with training=True, dropout=0.5 should make two calls differ")
-        third, fourth = (ops.convert_to_numpy(layer(x)[0]) for _ in range(2))
-        assert np.array_equal(third, fourth), (
-            "without training=True the layer should give the same output every time")
-        quiet = EncoderLayer(8, 2, 16, 0.0, norm_first=True, parallel=True)
-        train_out = ops.convert_to_numpy(quiet(x, training=True)[0])
-        eval_out = ops.convert_to_numpy(quiet(x)[0])
-        assert np.allclose(train_out, eval_out, atol=1e-6), (
-            "with dropout=0.0, training and inference should agree")
-        return [("dropout is used in training mode", True), ("evaluation is deterministic", True),
-                *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
+        observations = [*(dropout_modes(EncoderLayer, *layout) for layout in ch06.LAYOUTS)]
+        return [*observations, *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
                 branch_masks(EncoderLayer)]
+
+
+def dropout_modes(EncoderLayer, norm_first, parallel):
+    """training=True drops (two calls differ), inference does not (two calls agree, and agree
+    with training at dropout=0.0), in one layout. An observation (name, True)."""
+    layout = ch06.layout_name(norm_first, parallel)
+    keras.utils.set_random_seed(41)
+    x = np.random.default_rng(41).normal(size=(2, 4, 8)).astype("float32")   # (B, S, d_model)
+    layer = EncoderLayer(8, 2, 16, 0.5, norm_first=norm_first, parallel=parallel)
+    first, second = (ops.convert_to_numpy(layer(x, training=True)[0]) for _ in range(2))
+    third, fourth = (ops.convert_to_numpy(layer(x)[0]) for _ in range(2))
+    assert np.abs(first - second).max() > 1e-3, (
+        f"{layout}: with training=True, dropout=0.5 should make two calls differ")
+    assert np.array_equal(third, fourth), (
+        f"{layout}: without training=True the layer should give the same output every time")
+    quiet = EncoderLayer(8, 2, 16, 0.0, norm_first=norm_first, parallel=parallel)
+    train_out = ops.convert_to_numpy(quiet(x, training=True)[0])
+    eval_out = ops.convert_to_numpy(quiet(x)[0])
+    assert np.allclose(train_out, eval_out, atol=1e-6), (
+        f"{layout}: with dropout=0.0, training and inference should agree")
+    return (f"dropout only in training mode, {layout}", True)
 
 
 def dropout_placement(EncoderLayer, norm_first, parallel):

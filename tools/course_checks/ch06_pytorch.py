@@ -120,33 +120,36 @@ def encoder_padding_ignored(EncoderLayer, norm_first, parallel):
 
 
 def encoder_dropout(EncoderLayer):
-    """With dropout=0.5, two calls in training mode differ and two in evaluation mode are equal;
-    with dropout=0.0 both modes agree (the parallel block); where dropout sits, in each layout.
-    Returns the observations (name, value)."""
+    """In each layout: with dropout=0.5, two calls in training mode differ and two in evaluation
+    mode are equal; with dropout=0.0 both modes agree; and where dropout sits. Returns the
+    observations (name, value)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a warning is no failure
-        torch.manual_seed(41)
-        layer = EncoderLayer(8, 2, 16, 0.5, norm_first=True, parallel=True)
-        x = torch.randn(2, 4, 8)                                               # (B, S, d_model)
-        layer.train()
-        with torch.no_grad():
-            first, second = layer(x)[0], layer(x)[0]
-        assert (first - second).abs().max() > 1e-3, (
-            "in training mode, dropout=0.5 should make two calls differ")
-        layer.eval()
-        with torch.no_grad():
-            third, fourth = layer(x)[0], layer(x)[0]
-        assert torch.equal(third, fourth), (
-            "in evaluation mode the layer should give the same output every time")
-        quiet = EncoderLayer(8, 2, 16, 0.0, norm_first=True, parallel=True)
-        with torch.no_grad():
-            train_out = quiet.train()(x)[0]
-            eval_out = quiet.eval()(x)[0]
-        assert torch.allclose(train_out, eval_out, atol=1e-6), (
-            "with dropout=0.0, training and evaluation modes should agree")
-        return [("dropout is used in training mode", True), ("evaluation is deterministic", True),
-                *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
+        observations = [*(dropout_modes(EncoderLayer, *layout) for layout in ch06.LAYOUTS)]
+        return [*observations, *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
                 branch_masks(EncoderLayer)]
+
+
+def dropout_modes(EncoderLayer, norm_first, parallel):
+    """Training mode drops (two calls differ), evaluation mode does not (two calls agree, and
+    agree with training mode at dropout=0.0), in one layout. An observation (name, True)."""
+    layout = ch06.layout_name(norm_first, parallel)
+    torch.manual_seed(41)
+    layer = EncoderLayer(8, 2, 16, 0.5, norm_first=norm_first, parallel=parallel)
+    x = torch.randn(2, 4, 8)                                               # (B, S, d_model)
+    with torch.no_grad():
+        first, second = layer.train()(x)[0], layer(x)[0]
+        third, fourth = layer.eval()(x)[0], layer(x)[0]
+    assert (first - second).abs().max() > 1e-3, (
+        f"{layout}: in training mode, dropout=0.5 should make two calls differ")
+    assert torch.equal(third, fourth), (
+        f"{layout}: in evaluation mode the layer should give the same output every time")
+    quiet = EncoderLayer(8, 2, 16, 0.0, norm_first=norm_first, parallel=parallel)
+    with torch.no_grad():
+        train_out, eval_out = quiet.train()(x)[0], quiet.eval()(x)[0]
+    assert torch.allclose(train_out, eval_out, atol=1e-6), (
+        f"{layout}: with dropout=0.0, training and evaluation modes should agree")
+    return (f"dropout only in training mode, {layout}", True)
 
 
 def dropout_placement(EncoderLayer, norm_first, parallel):

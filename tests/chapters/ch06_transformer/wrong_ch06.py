@@ -47,6 +47,12 @@ WRONG = [
           "without dropout (visible, library, padding) and random in training, but it drops the "
           "residual path too",
           message="dropout belongs on each sublayer's output, before the residual sum"),
+    Wrong("dropout_in_evaluation_too",
+          {"test_encoder_dropout_hidden": 0},
+          "post-LN and pre-LN drop in evaluation mode too (dropout called with training=True); the "
+          "parallel block is right, and nothing else runs with dropout on",
+          message={"pytorch": "in evaluation mode the layer should give the same output every time",
+                   "keras": "without training=True the layer should give the same output every time"}),
     Wrong("ch06_encoder_layer_chapter_cell",
           dict.fromkeys(PART1, 0),
           "the chapter's cell pasted (its residual function and EncoderLayer, §6.2): it has post-LN and "
