@@ -237,6 +237,16 @@ def layout_name(norm_first, parallel):
     return f"norm_first={norm_first}, parallel={parallel}"
 
 
+def dropout_observations(EncoderLayer, modes, placement, branch_masks):
+    """The dropout test's observations, warnings silenced (a warning is no failure): `modes` and
+    `placement` (one framework's checks of one layout) in every layout, then `branch_masks`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [*(modes(EncoderLayer, *layout) for layout in LAYOUTS),
+                *(placement(EncoderLayer, *layout) for layout in LAYOUTS),
+                branch_masks(EncoderLayer)]
+
+
 def padding_verdict(gap, norm_first, parallel):
     """The encoder's padding check, given how much changing the padded positions moved the real
     outputs: the assertion and the observation (name, verdict)."""

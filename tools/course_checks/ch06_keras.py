@@ -116,11 +116,7 @@ def encoder_dropout(EncoderLayer):
     """In each layout: with dropout=0.5, two calls with training=True differ and two calls without
     it are equal; with dropout=0.0 training and inference agree; and where dropout sits. Returns
     the observations (name, value)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # a warning is no failure
-        observations = [*(dropout_modes(EncoderLayer, *layout) for layout in ch06.LAYOUTS)]
-        return [*observations, *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
-                branch_masks(EncoderLayer)]
+    return ch06.dropout_observations(EncoderLayer, dropout_modes, dropout_placement, branch_masks)
 
 
 def dropout_modes(EncoderLayer, norm_first, parallel):

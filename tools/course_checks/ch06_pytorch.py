@@ -121,13 +121,9 @@ def encoder_padding_ignored(EncoderLayer, norm_first, parallel):
 
 def encoder_dropout(EncoderLayer):
     """In each layout: with dropout=0.5, two calls in training mode differ and two in evaluation
-    mode are equal; with dropout=0.0 both modes agree; and where dropout sits. Returns the
-    observations (name, value)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # a warning is no failure
-        observations = [*(dropout_modes(EncoderLayer, *layout) for layout in ch06.LAYOUTS)]
-        return [*observations, *(dropout_placement(EncoderLayer, *layout) for layout in ch06.LAYOUTS),
-                branch_masks(EncoderLayer)]
+    mode are equal; with dropout=0.0 both modes agree; and where dropout sits. Returns
+    the observations (name, value)."""
+    return ch06.dropout_observations(EncoderLayer, dropout_modes, dropout_placement, branch_masks)
 
 
 def dropout_modes(EncoderLayer, norm_first, parallel):
