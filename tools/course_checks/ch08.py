@@ -397,6 +397,9 @@ def generated_tokens(generate, model, reference, stops):
         what = f"{prompt.shape[0]} prompts of {prompt.shape[1]} tokens, " + ", ".join(
             f"{key}={value}" for key, value in settings.items())
         want = reference(prompt, GENERATE_NEW_TOKENS, **settings)
+        assert "stop_id" not in settings or (want[:, prompt.shape[1]:] == settings["stop_id"]).any(), (
+            f"{what}: the reference never draws stop_id here, so this case tests no stop (for the "
+            "course's maintainers: the test model changed; choose another stop_id or seed)")
         with_cache = generate(model, prompt.copy(), GENERATE_NEW_TOKENS, use_cache=True, **settings)
         without_cache = generate(model, prompt.copy(), GENERATE_NEW_TOKENS, use_cache=False, **settings)
         assert isinstance(with_cache, np.ndarray) and with_cache.shape == want.shape, (
@@ -442,6 +445,10 @@ def recorded_calls(generate, model, shape_of, reference, stop):
     for stopping in (None, stop["stop_id"]):
         settings = dict(temperature=0.8, top_k=20, seed=stop["seed"], repetition_penalty=1.5, stop_id=stopping)
         new_tokens[stopping] = reference(prompt, 8, **settings).shape[1] - 5
+        assert stopping is None or new_tokens[stopping] < 8, (
+            f"stop_id={stopping}: the reference does not stop both rows before 8 tokens, so this case "
+            "tests no early end (for the course's maintainers: the test model changed; choose "
+            "another stop_id or seed)")
         for use_cache in (True, False):
             record.calls.clear()
             generate(record, prompt, 8, use_cache=use_cache, **settings)
