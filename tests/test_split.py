@@ -186,3 +186,14 @@ def test_the_test_run_hides_the_other_framework_in_split_notebooks_only(tmp_path
          "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and "3 passed" in run.stdout, run.stdout[-3000:]
+
+
+def test_every_reference_reads_as_plain_text():
+    """The one-framework notebooks' reference lists and citations (course_tools.commonmark) show
+    no LaTeX left from book/references.bib: no backslash, no brace."""
+    for key in commonmark.bibliography():
+        text = commonmark.reference(key) + commonmark.cite("p", [key]) + commonmark.cite("t", [key])
+        assert not set("\\{}") & set(text), f"{key}: {text}"
+    assert commonmark.cite("p", ["hochreiter1997"]) == "(Hochreiter and Schmidhuber, 1997)"
+    assert "Jürgen" in commonmark.reference("hochreiter1997")
+    assert commonmark.cite("t", ["vaswani2017"]) == "Vaswani et al. (2017)"
