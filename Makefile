@@ -22,7 +22,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test check generate export split timings reproduce bench clean similarity screenshots
+.PHONY: setup book test check generate export split timings measure reproduce bench clean similarity screenshots
 
 setup: $(STAMP)
 
@@ -66,6 +66,11 @@ split: $(STAMP)
 # Rewrite book/timings.md from the last `make test` run.
 timings: $(STAMP)
 	$(BIN)/python -m course_tools.timings
+
+# Maintainers: rerun one measurement made outside the notebooks (make measure M=ch08_recipes)
+# and add this machine's runs to book/results/measured/$(M).json (see measurements/__init__.py).
+measure: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/python -m measurements.$(M)
 
 # Check that the numbers the prose states came out of the last `make test` run too.
 reproduce: $(STAMP)

@@ -15,7 +15,8 @@ that are *claims* must be backed by the notebook itself:
   numbers from the literature);
 - evidence: the text of the notebook's code-cell outputs (streams, text/plain,
   text/markdown, text/html without tags), the chapter's results files
-  (`book/results/<chapter>.json`, and any results file its code names), and the
+  (`book/results/<chapter>.json`, and any results file its code names, including those of
+  `book/results/measured/`, written by the scripts of `measurements/`), and the
   numeric literals of its code cells (the settings it runs with);
 - a claim matches a piece of evidence when the evidence, rounded to the claim's
   precision, gives the claim. A printed number backs a claim with a unit only if it
@@ -262,7 +263,9 @@ def evidence_for(notebook: Path, outputs: str | None = None,
         outputs = output_texts(cells)
     found = [n for n, _ in numbers_in(outputs, "output")]
     found += [n for n, _ in numbers_in(code, "code")]
-    for results in sorted(results_dir.glob("*.json")):
+    # book/results/*.json, and the files of measurements made outside the notebooks
+    # (book/results/measured/*.json: attention_course/measured.py)
+    for results in sorted(results_dir.rglob("*.json")):
         if results.stem == notebook.stem or results.stem in code:
             numbers = _json_numbers(json.loads(results.read_text(encoding="utf-8")))
             found += [replace(n, source="results") for n in numbers]
