@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from attention_course.grading.collect import choose, notebook_of, resolve
+from attention_course.grading.collect import choose, notebook_of, resolve, student_and_rest
 
 PYTORCH, KERAS = "01-rnn-bottleneck-pytorch", "01-rnn-bottleneck-keras"
 
@@ -95,3 +95,18 @@ def test_resolve_reads_the_students_file_and_says_so(tmp_path):
         assert notes == [f"your notebook `Copy of {PYTORCH}.ipynb` was graded as "
                          f"`{PYTORCH}.ipynb` (the assignment's notebook has that name)",
                          "other notebooks in your submission were not graded: `scratch.ipynb`"]
+
+
+# A downloaded file's stem -> (the student it is filed under, the student's own file name).
+STUDENTS = [
+    ("smithjane_123456_789012_01-rnn-bottleneck-pytorch", ("123456", "01-rnn-bottleneck-pytorch")),
+    ("doejohn_LATE_234567_890123_Copy of lab_2", ("234567", "Copy of lab_2")),
+    ("smithjane_654321_789013_01-rnn-bottleneck-pytorch", ("654321", "01-rnn-bottleneck-pytorch")),
+    ("jdoe_01-rnn-bottleneck-pytorch", ("jdoe", "01-rnn-bottleneck-pytorch")),   # another LMS
+]
+
+
+@pytest.mark.parametrize("stem, expected", STUDENTS, ids=[stem for stem, _ in STUDENTS])
+def test_a_canvas_download_is_filed_under_the_numeric_user_id(stem, expected):
+    """Two students Canvas names "smithjane" stay two students: the id, not the name, decides."""
+    assert student_and_rest(stem) == expected

@@ -18,7 +18,8 @@ tools change the case or the separators. Out of the box nbgrader skips every suc
   ``WARNING`` name the file that was graded and the ones that were not.
 * ``RenamedNotebookCollector`` (``ZipCollectApp.collector_plugin``) files an LMS download: a
   file is collected when its name, after a ``<student>_[<anything>_]`` prefix, is a renamed
-  form of the assignment's notebook. It keeps that name in submitted/ (only ``<a>`` and
+  form of the assignment's notebook; the student is Canvas' numeric user id where the name
+  has Canvas' form (``<name>_[LATE_]<user id>_<attachment id>_<file>``), else the first field. It keeps that name in submitted/ (only ``<a>`` and
   Canvas' ``<a>-1`` become ``<a>.ipynb``, as before), so that two files of one student never
   collide, and autograde picks one as above.
 """
@@ -149,6 +150,22 @@ class GradeRenamedNotebooks:
         notebooks[:] = [os.path.join(folder, name + ".ipynb") for name in sorted(chosen)]
 
 
+# Canvas' download name: <name>_[LATE_]<user id>_<attachment id>_<the student's file>. The student
+# is the numeric user id (names collide in a large class, and the id maps back to Canvas:
+# course_tools/canvas.py imports the roster under the same ids and exports grades by them).
+CANVAS_NAME = re.compile(r"^[^_]+_(?:LATE_)?(?P<user>\d+)_\d+_(?P<rest>.+)$")
+
+
+def student_and_rest(stem: str) -> tuple[str, str]:
+    """(student id, the rest of the name) of a downloaded file's stem: Canvas' numeric user id
+    where the name has Canvas' form, else the first field (another LMS's `<student>_<file>`)."""
+    canvas = CANVAS_NAME.match(stem)
+    if canvas:
+        return canvas["user"], canvas["rest"]
+    student, _, rest = stem.partition("_")
+    return student, rest
+
+
 class RenamedNotebookCollector(FileNameCollectorPlugin):
     """``ZipCollectApp.collector_plugin``: collects `<student>_[<anything>_]<a renamed form of
     the assignment's notebook>.ipynb` (``matched_name``) and skips every other file (nbgrader
@@ -157,7 +174,7 @@ class RenamedNotebookCollector(FileNameCollectorPlugin):
     def collect(self, submitted_file: str):
         if os.path.splitext(submitted_file)[1] not in self.valid_ext:
             return None
-        student, _, rest = _stem(submitted_file).partition("_")
+        student, rest = student_and_rest(_stem(submitted_file))
         coursedir = self.parent.coursedir
         names = release_names(coursedir, coursedir.assignment_id)
         matched = matched_name(rest, names) if rest else None
@@ -167,4 +184,19 @@ class RenamedNotebookCollector(FileNameCollectorPlugin):
             return None
         name, tail = matched
         unchanged = _UNCHANGED.match(tail).group("name") == name
+        canvas = CANVAS_NAME.match(_stem(submitted_file))
+        if canvas:
+            self._label_new_student(student, _stem(submitted_file).split("_")[0])
         return {"student_id": student, "file_id": (name if unchanged else tail) + ".ipynb"}
+
+    def _label_new_student(self, user_id: str, name: str) -> None:
+        """A student the roster did not list (course_tools.canvas roster) is added under the
+        user id, with the download's name part (Canvas' "lastfirst") as the last name, so the
+        Formgrader shows who it is; a listed student keeps the roster's names."""
+        from nbgrader.api import Gradebook, MissingEntry
+
+        with Gradebook(self.parent.coursedir.db_url) as gradebook:
+            try:
+                gradebook.find_student(user_id)
+            except MissingEntry:
+                gradebook.add_student(user_id, last_name=name, lms_user_id=user_id)

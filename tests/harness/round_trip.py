@@ -194,8 +194,9 @@ class GradingRoundTrip:
         course = Course.copy_of_repo(tmp_path / "course")
         archive = course.root / "downloaded" / self.assignment / "archive"
         archive.mkdir(parents=True)
-        names = {f"smithjane_123456_789012_{self.assignment}.ipynb": "smithjane",
-                 f"doejohn_LATE_234567_890123_{self.assignment}-1.ipynb": "doejohn",
+        # Canvas' names: the student is the numeric user id, not the name part
+        names = {f"smithjane_123456_789012_{self.assignment}.ipynb": "123456",
+                 f"doejohn_LATE_234567_890123_{self.assignment}-1.ipynb": "234567",
                  "leeann_345678_901234_99-other-assignment.ipynb": None}    # not this assignment: skipped
         with zipfile.ZipFile(archive / "submissions.zip", "w") as bundle:
             for name in names:
