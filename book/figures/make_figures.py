@@ -412,23 +412,23 @@ FIGURES = {
 
 
 # ---------------------------------------------------------------------------
-# Figure 5: PE(p + k) as a rotation of PE(p), one per frequency pair (chapter 5)
+# Figure 5: PE(p + Δ) as a rotation of PE(p), one per frequency pair (chapter 5)
 # ---------------------------------------------------------------------------
 
 def positional_rotation() -> Figure:
     import math
 
-    d_model, p, k = 16, 2, 3
-    fig = Figure(1050, 372, "PE(p + k) = R_k PE(p): each frequency pair of the sinusoidal "
-                 "encoding is a point on a circle, turned by k times its frequency")
-    fig.text(525, 30, f"$d_{{model}}$ = {d_model}, from position p = {p} to p + k = {p + k}",
+    d_model, p, delta = 16, 2, 3
+    fig = Figure(1050, 372, "PE(p + Δ) = R_Δ PE(p): each frequency pair of the sinusoidal "
+                 "encoding is a point on a circle, turned by Δ times its frequency")
+    fig.text(525, 30, f"$d_{{model}}$ = {d_model}, from position p = {p} to p + Δ = {p + delta}",
              size=14, color=MUTED)
     blue, green, purple = (PALETTE[r][1] for r in ("encoder", "context", "attention"))
     radius = 92
     for n, i in enumerate((0, 1, 2)):
         cx, cy = 175 + 350 * n, 180
         omega = 10000 ** (-2 * i / d_model)
-        a, b = p * omega, k * omega
+        a, b = p * omega, delta * omega
         fig.add(f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="none" stroke="#9ca3af" '
                 f'stroke-width="1.4"/>')
         fig.line([(cx - radius - 14, cy), (cx + radius + 14, cy)], color=MUTED, arrow=False,
@@ -447,11 +447,11 @@ def positional_rotation() -> Figure:
         fig.line(arc, color=purple, width=2)
         if b > 0.6:                        # in the wedge, between the two radii
             mid = point(a + b / 2, radius * 0.36)
-            fig.text(mid[0], mid[1], f"k$ω_{i}$", size=12, color=purple)
+            fig.text(mid[0], mid[1], f"Δ$ω_{i}$", size=12, color=purple)
         else:                              # too narrow: beside the arc, before its start
             start = point(a, radius * 0.62)
-            fig.text(start[0] - 18, start[1] + 4, f"k$ω_{i}$", size=12, color=purple, anchor="end")
-        for angle, color, label in ((a, blue, "p"), (a + b, green, "p + k")):
+            fig.text(start[0] - 18, start[1] + 4, f"Δ$ω_{i}$", size=12, color=purple, anchor="end")
+        for angle, color, label in ((a, blue, "p"), (a + b, green, "p + Δ")):
             x, y = point(angle)
             fig.line([(cx, cy), (x, y)], color=color, arrow=False, width=1.8)
             fig.add(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="{color}"/>')
@@ -460,7 +460,7 @@ def positional_rotation() -> Figure:
             anchor = "start" if side > 0.3 else "end" if side < -0.3 else "middle"
             fig.text(lx, ly, label, size=13, color=color, weight="bold", anchor=anchor)
         fig.text(cx, 328, f"pair i = {i}: $ω_{i}$ = {omega:.3g}", size=13)
-        fig.text(cx, 352, f"turned by k$ω_{i}$ = {b:.2f} rad", size=13, color=purple)
+        fig.text(cx, 352, f"turned by Δ$ω_{i}$ = {b:.2f} rad", size=13, color=purple)
     return fig
 
 
