@@ -237,7 +237,7 @@ def token_times(model, prompt_ids, max_new_tokens, use_cache=True):
                                          cache)
             else:
                 logits, _ = _forward(model, tokens)
-            # argmax in NumPy: each eager TensorFlow op costs about 0.3 ms, more than the work
+            # argmax in NumPy: each eager TensorFlow op has a fixed cost, more than the work
             next_token = ops.convert_to_numpy(logits)[:, -1].argmax(axis=-1)
             seconds.append(time.perf_counter() - start)
             tokens = np.concatenate([tokens, next_token[:, None]], axis=1)
