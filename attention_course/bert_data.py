@@ -120,3 +120,29 @@ def classification_batches(token_ids, labels, batch_size, seed=0):
         for start in range(0, len(order) - batch_size + 1, batch_size):
             rows = order[start:start + batch_size]
             yield token_ids[rows], labels[rows]
+
+
+def next_sentence_pairs(firsts, seconds, cls_id, sep_id, rng):
+    """BERT's next-sentence task on N texts, each cut into a first part (firsts, (N, n)) and
+    the part that follows it (seconds, (N, m)), token ids without special tokens. Row i is
+    [CLS] firsts[i] [SEP] b [SEP], with b = seconds[i] half of the time (label 1, IsNext) and
+    another row's second part otherwise (label 0, NotNext). Returns the token ids and the
+    segment ids (0 up to the first [SEP], 1 after it), both (N, n + m + 3), and the labels."""
+    rows = len(firsts)
+    labels = (rng.random(rows) < 0.5).astype(np.int64)
+    other = (np.arange(rows) + rng.integers(1, rows, size=rows)) % rows       # never itself
+    partner = np.where(labels == 1, np.arange(rows), other)
+    cls, sep = np.full((rows, 1), cls_id), np.full((rows, 1), sep_id)
+    token_ids = np.concatenate([cls, firsts, sep, seconds[partner], sep], axis=1)
+    segment_ids = np.zeros_like(token_ids)
+    segment_ids[:, firsts.shape[1] + 2:] = 1
+    return token_ids.astype(np.int64), segment_ids.astype(np.int64), labels
+
+
+def next_sentence_batches(firsts, seconds, batch_size, cls_id, sep_id, seed=0):
+    """Endless (token_ids, segment_ids, labels) batches of next-sentence pairs of random
+    rows, the NotNext partners drawn anew every time (from the same batch)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        rows = rng.integers(0, len(firsts), size=batch_size)
+        yield next_sentence_pairs(firsts[rows], seconds[rows], cls_id, sep_id, rng)

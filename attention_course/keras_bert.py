@@ -174,17 +174,21 @@ class BertClassifier(keras.Model):
 
 
 def classification_loss(model, batch):
-    """Mean cross-entropy of the classes. batch: (token_ids (B, L), labels (B,))."""
-    token_ids, labels = batch
-    logits = model(token_ids, attention_mask=token_ids != PAD_ID, training=True)
+    """Mean cross-entropy of the classes. batch: (token_ids (B, L), labels (B,)), or
+    (token_ids, segment_ids (B, L), labels) for pairs of segments."""
+    token_ids, *segment_ids, labels = batch
+    segment_ids = segment_ids[0] if segment_ids else None                   # one segment: 0
+    logits = model(token_ids, segment_ids, attention_mask=token_ids != PAD_ID, training=True)
     return ops.mean(keras.losses.sparse_categorical_crossentropy(labels, logits,
                                                                  from_logits=True))
 
 
-def predict_classes(model, token_ids, batch_size=64):
-    """The most likely class of every row of token_ids (N, L): (N,) NumPy, in row order."""
+def predict_classes(model, token_ids, batch_size=64, segment_ids=None):
+    """The most likely class of every row of token_ids (N, L): (N,) NumPy, in row order.
+    segment_ids (N, L), for pairs of segments: None means one segment (all 0)."""
     classes = np.zeros(len(token_ids), dtype=np.int64)
     for rows, ids in length_batches(token_ids, batch_size):
-        logits = model(ids, attention_mask=ids != PAD_ID, training=False)
+        segments = None if segment_ids is None else segment_ids[rows, :ids.shape[1]]
+        logits = model(ids, segments, attention_mask=ids != PAD_ID, training=False)
         classes[rows] = np.argmax(ops.convert_to_numpy(logits), axis=-1)
     return classes

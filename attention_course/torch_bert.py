@@ -164,20 +164,26 @@ class BertClassifier(nn.Module):
 
 
 def classification_loss(model, batch):
-    """Mean cross-entropy of the classes. batch: (token_ids (B, L), labels (B,))."""
+    """Mean cross-entropy of the classes. batch: (token_ids (B, L), labels (B,)), or
+    (token_ids, segment_ids (B, L), labels) for pairs of segments."""
     device = next(model.parameters()).device
-    token_ids, labels = (torch.as_tensor(a, device=device) for a in batch)
-    logits = model(token_ids, attention_mask=token_ids != PAD_ID)          # (B, classes)
+    token_ids, *segment_ids, labels = (torch.as_tensor(a, device=device) for a in batch)
+    segment_ids = segment_ids[0] if segment_ids else None                   # one segment: 0
+    logits = model(token_ids, segment_ids, attention_mask=token_ids != PAD_ID)   # (B, classes)
     return nn.functional.cross_entropy(logits, labels)
 
 
 @torch.no_grad()
-def predict_classes(model, token_ids, batch_size=64):
-    """The most likely class of every row of token_ids (N, L): (N,) NumPy, in row order."""
+def predict_classes(model, token_ids, batch_size=64, segment_ids=None):
+    """The most likely class of every row of token_ids (N, L): (N,) NumPy, in row order.
+    segment_ids (N, L), for pairs of segments: None means one segment (all 0)."""
     model.eval()
     device = next(model.parameters()).device
     classes = np.zeros(len(token_ids), dtype=np.int64)
     for rows, ids in length_batches(token_ids, batch_size):
+        segments = None if segment_ids is None else torch.as_tensor(
+            segment_ids[rows, :ids.shape[1]], device=device)
         ids = torch.as_tensor(ids, device=device)
-        classes[rows] = model(ids, attention_mask=ids != PAD_ID).argmax(-1).cpu().numpy()
+        logits = model(ids, segments, attention_mask=ids != PAD_ID)        # (b, classes)
+        classes[rows] = logits.argmax(-1).cpu().numpy()
     return classes

@@ -253,3 +253,36 @@ def test_sentence_vectors_agree_across_frameworks_and_with_padding():
     for mine, theirs, single in zip(torch_vectors, keras_vectors, alone):
         np.testing.assert_allclose(mine, theirs, atol=1e-4)
         np.testing.assert_allclose(mine[:1], single, atol=1e-5)
+
+
+def test_pair_classification_agrees_across_frameworks_and_reads_the_segments():
+    """On next-sentence pairs, with the same weights: classification_loss and
+    predict_classes give the same loss and classes in Keras and PyTorch, the loss is the
+    cross-entropy of the logits computed with the segment ids, and the segment ids change
+    the logits (the pair's second array reaches the embeddings)."""
+    ours, twin = _tiny_pair()
+    torch_head = torch_bert.BertClassifier(ours, 2, dropout=0.0).eval()
+    keras_head = keras_bert.BertClassifier(twin, 2, dropout=0.0)
+    rng = np.random.default_rng(3)
+    firsts, seconds = rng.integers(5, 40, size=(6, 4)), rng.integers(5, 40, size=(6, 5))
+    ids, segments, labels = bert_data.next_sentence_pairs(firsts, seconds, 2, 3, rng)
+    assert ids.shape == segments.shape == (6, 12) and set(labels) <= {0, 1}
+    assert (segments[:, :6] == 0).all() and (segments[:, 6:] == 1).all()
+    keras_head(ids, segments, attention_mask=ids != 0)                   # create the weights
+    keras_head.classifier.kernel.assign(torch_head.classifier.weight.detach().numpy().T)
+    keras_head.classifier.bias.assign(torch_head.classifier.bias.detach().numpy())
+    with torch.no_grad():
+        logits = torch_head(torch.as_tensor(ids), torch.as_tensor(segments)).numpy()
+        one_segment = torch_head(torch.as_tensor(ids)).numpy()
+        torch_loss = torch_bert.classification_loss(torch_head, (ids, segments, labels)).item()
+    keras_loss = float(keras_bert.classification_loss(keras_head, (ids, segments, labels)))
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    expected = -log_p[np.arange(6), labels].mean()
+    assert abs(torch_loss - expected) < 1e-5 and abs(keras_loss - expected) < 1e-4
+    assert np.abs(logits - one_segment).max() > 1e-3                     # segments matter
+    torch_classes = torch_bert.predict_classes(torch_head, ids, batch_size=4,
+                                               segment_ids=segments)
+    keras_classes = keras_bert.predict_classes(keras_head, ids, batch_size=4,
+                                               segment_ids=segments)
+    np.testing.assert_array_equal(torch_classes, logits.argmax(-1))
+    np.testing.assert_array_equal(keras_classes, torch_classes)
