@@ -230,13 +230,15 @@ class StudentEditsRoundTrip(GradingRoundTrip):
         for student, (edit, kind) in cls.named_edits.items():
             edited = edit(copy.deepcopy(bases[kind][0]))
             variants[student] = (nbformat.writes(edited).encode(), kind, student)
-        # Collected from an LMS download (Canvas names), as instructors do: zip_collect must file
-        # them byte for byte, whatever their editor wrote.
+        # Collected from an LMS download, as instructors do: zip_collect must file them byte for
+        # byte, whatever their editor wrote. Named `<student>_<a>.ipynb` (an LMS that puts the
+        # student's id first), so that they keep their names here; Canvas' names, filed under the
+        # numeric user id, are test_zip_collect_files_an_lms_download's and test_grading_renamed's.
         archive = course.root / "downloaded" / cls.assignment / "archive"
         archive.mkdir(parents=True)
         with zipfile.ZipFile(archive / "submissions.zip", "w") as bundle:
-            for number, (student, (data, _, _)) in enumerate(variants.items()):
-                name = f"{student}_{1000 + number}_{2000 + number}_{cls.assignment}.ipynb"
+            for student, (data, _, _) in variants.items():
+                name = f"{student}_{cls.assignment}.ipynb"
                 bundle.writestr(name, data)
         course.nbgrader("zip_collect", cls.assignment)
         for student, (data, _, _) in variants.items():
