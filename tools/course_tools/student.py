@@ -170,7 +170,7 @@ def _resolve(platform: str, python: str, framework: str) -> dict:
     engine = next((f"{n} {names[n]}" for n in ("tensorflow-cpu", "tensorflow", "torch")
                    if n in names), None)
     if framework == "pytorch" and platform.startswith("Linux"):
-        engine = "torch from PyTorch's CPU index"
+        engine = "torch not resolved (PyTorch's CPU index, not reachable here)"
     return {"platform": platform, "python": python, "framework": framework,
             "ok": result.returncode == 0, "wheels": len(resolved), "engine": engine,
             "error": result.stderr.strip()[:600] if result.returncode else ""}
