@@ -157,18 +157,26 @@ def execute(venv: Path, notebook: nbformat.NotebookNode, where: Path, env: dict)
     assert run.returncode == 0, run.stderr[-4000:]
 
 
+@pytest.fixture
+def venv(tmp_path) -> Path:
+    """The student's environment, removed afterwards (about 2 GB each)."""
+    path = tmp_path / "env"
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("python, framework", ENVIRONMENTS,
                          ids=[f"{p}-{f}" for p, f in ENVIRONMENTS])
 def test_a_fresh_student_environment_runs_a_chapter_and_an_assignment(python, framework, wheel,
-                                                                      tmp_path):
+                                                                      venv, tmp_path):
     found = interpreter(python)
     if found is None:
         pytest.skip(f"no Python {python} on this machine")
     torch_wheel = local_cpu_torch()
     if framework == "pytorch" and torch_wheel is None:
         pytest.skip("no local CPU wheel of torch 2.13.0 (PyTorch's CPU index is not reachable)")
-    venv, start = tmp_path / "env", time.monotonic()
+    start = time.monotonic()
     target = ["--python", str(venv / "bin" / "python")]
     # The README's steps, with the course's wheel and (for PyTorch) the local CPU wheel of torch
     # in place of `--index-url https://download.pytorch.org/whl/cpu torch==2.13.0`.
