@@ -3,7 +3,9 @@
 Chapter 1 saves its accuracy-by-length table; chapter 2 draws it next to the
 attention model's, without training chapter 1's model again. A later chapter reads
 the committed file in ``book/results/``, the one its committed outputs were drawn
-from, so a fresh copy of the course has them.
+from, so a fresh copy of the course has them. The course's wheel ships the same files as
+package data (``attention_course/committed_results/``, mapped from ``book/results/`` in
+pyproject.toml), so a notebook also runs after ``pip install`` without the repository.
 
 Where ``save()`` writes:
 
@@ -19,9 +21,20 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from importlib.resources import files
 from pathlib import Path
 
-RESULTS_DIR = Path(__file__).resolve().parents[1] / "book" / "results"
+
+def _committed_dir() -> Path:
+    """book/results/ in a copy of the repository (where maintainers record), else the copy
+    installed with the package."""
+    in_repository = Path(__file__).resolve().parents[1] / "book" / "results"
+    if in_repository.is_dir():
+        return in_repository
+    return Path(str(files("attention_course") / "committed_results"))
+
+
+RESULTS_DIR = _committed_dir()
 RECORD = "COURSE_RECORD_RESULTS"
 
 

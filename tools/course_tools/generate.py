@@ -10,6 +10,8 @@ In order, each reading what the ones before it wrote:
 2. ``course_tools.export``        attention_course/<module>.py from the chapters' ``#| export`` cells
 3. ``course_tools.split``         notebooks/NN_topic-keras.ipynb and -pytorch.ipynb from the chapters
 4. ``course_tools.requirements``  requirements-keras.txt, -pytorch.txt, -gpu.txt from requirements.txt
+   ``course_tools.student``       student/*.txt from uv.lock (and ``uv lock --check``), the README's
+                                  platform table from _build/install/ when a test run left it
 5. ``book/figures/make_figures.py``  the book's SVG diagrams
 6. ``nbgrader generate_assignment``  exercises/<assignment>/ from solutions/<assignment>/ (in a
    temporary copy for ``--check``, so that the gradebook of the repository is not touched)
@@ -30,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import ROOT, duplicates, export, manifest, requirements, split, variation_guard
+from . import ROOT, duplicates, export, manifest, requirements, split, student, variation_guard
 
 FIGURES = ROOT / "book" / "figures"
 RELEASE_FILES = ("nbgrader_config.py", "solutions")
@@ -104,6 +106,7 @@ STEPS = [("manifest", lambda check: _module_step(manifest, check)),
          ("export", lambda check: _module_step(export, check)),
          ("split", lambda check: _module_step(split, check)),
          ("requirements", lambda check: _module_step(requirements, check)),
+         ("student", lambda check: _module_step(student, check)),
          ("figures", figures),
          ("releases", releases)]
 
