@@ -36,9 +36,16 @@ ENVIRONMENTS = [("3.11", "keras"), ("3.12", "keras"), ("3.13", "keras"), ("3.11"
 _executed: list[tuple[str, str]] = []
 
 
+# uv unpacks and links wheels on every core by default; the test run's other worker is
+# executing a notebook on the second core, so the environments are installed one file at a time
+# (the downloads stay parallel: they wait on the network, not the processor).
+QUIET_UV = {"UV_PYTHON_DOWNLOADS": "never", "UV_CONCURRENT_INSTALLS": "1",
+            "UV_CONCURRENT_BUILDS": "1"}
+
+
 def uv(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     result = subprocess.run([*student.uv(), *args], capture_output=True, text=True, cwd=ROOT,
-                            env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"}, timeout=timeout)
+                            env={**os.environ, **QUIET_UV}, timeout=timeout)
     assert result.returncode == 0, f"uv {' '.join(args)}:\n{result.stderr[-3000:]}"
     return result
 
