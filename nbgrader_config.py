@@ -75,6 +75,9 @@ c.SandboxKernelManager.file_size_mb = 64         # largest file written
 c.SandboxKernelManager.tmpfs_mb = 256            # each of /tmp, $HOME, the working folder, /dev/shm
 c.SandboxKernelManager.cpu_s = 900               # CPU seconds per process
 c.SandboxKernelManager.wall_s = 400              # the kernel's whole life (backstop)
+# A graded kernel is thrown away with its sandbox: stop it at once instead of asking it to shut
+# down and waiting (0.3-0.4 s of each submission's grading).
+c.SandboxedExecute.shutdown_kernel = "immediate"
 
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTestsInFeedback]
 

@@ -10,11 +10,18 @@ The kernel talks to the grader over Unix sockets (ZeroMQ ``ipc`` transport) in a
 because a kernel in its own network namespace cannot reach the grader's loopback TCP ports. The
 folder is made read-only for the kernel as soon as the kernel is up (its sockets are open by
 then), so that a submission cannot fill the grader's disk through it; it is removed afterwards.
+
+When the grader is root, each kernel runs as a throw-away user id that no other kernel of the
+machine holds at the same time (``lease_uid``: a lock file per id, held while the kernel lives),
+so that kernels graded side by side (``batch.py``) never count against each other's process
+limit or can signal each other.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import random
 import shutil
 import tempfile
 from pathlib import Path
@@ -26,6 +33,33 @@ from traitlets import Integer, List, Unicode
 from .launch import DEFAULTS
 
 SPEC_DIR = Path(__file__).resolve().parent / "kernelspec"
+# One lock file per user id in use by a kernel on this machine (root only: 0700).
+UID_LOCKS = Path(tempfile.gettempdir()) / "attention-course-uids"
+
+
+def socket_base() -> str:
+    """The folder for kernels' private folders: the temporary folder, unless its path is so long
+    that a socket path in it would pass the 107 bytes that Unix sockets allow (a long TMPDIR, as
+    batch systems set): then /tmp."""
+    base = tempfile.gettempdir()
+    return base if len(base) <= 40 else "/tmp"
+
+
+def lease_uid(low: int, high: int, tries: int = 1000) -> tuple[int, int]:
+    """A user id in [low, high] that no other kernel of this machine holds, and the open lock
+    file that holds it (close it when the kernel is gone). Locks die with their process, so a
+    killed grader frees its ids."""
+    UID_LOCKS.mkdir(mode=0o700, exist_ok=True)
+    for _ in range(tries):
+        uid = random.randint(low, high)
+        handle = os.open(UID_LOCKS / str(uid), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            continue
+        return uid, handle
+    raise RuntimeError(f"no free user id for a kernel in {low}-{high} after {tries} tries")
 
 
 class SandboxKernelManager(AsyncKernelManager):
@@ -39,7 +73,7 @@ class SandboxKernelManager(AsyncKernelManager):
     tmpfs_mb = Integer(DEFAULTS["tmpfs_mb"], help="size of each of the kernel's /tmp, $HOME, "
                        "working folder and /dev/shm (MiB, in memory)").tag(config=True)
     uid = Integer(None, allow_none=True, help="a fixed user id for kernels (when the grader is root); "
-                  "default: a fresh id from uid_range for each kernel").tag(config=True)
+                  "default: an id from uid_range that no other kernel holds (lease_uid)").tag(config=True)
     uid_range = List(Integer(), DEFAULTS["uid_range"], minlen=2, maxlen=2).tag(config=True)
     manifest = Unicode("course.toml", help="the course manifest (from the folder nbgrader runs "
                        "in): the names each assignment asks for, which the kernel's copy of the "
@@ -48,18 +82,23 @@ class SandboxKernelManager(AsyncKernelManager):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.private_dir = tempfile.mkdtemp(prefix="attention-course-kernel-")
+        self.private_dir = tempfile.mkdtemp(prefix="attention-course-kernel-", dir=socket_base())
         os.mkdir(os.path.join(self.private_dir, "ipc"), 0o700)
         self.transport = "ipc"
         self.connection_file = os.path.join(self.private_dir, "kernel.json")
         self.ip = os.path.join(self.private_dir, "ipc", "kernel")
+        self._uid_lock = None
+        if self.uid is None and os.geteuid() == 0:
+            self.leased_uid, self._uid_lock = lease_uid(*self.uid_range)
+        else:
+            self.leased_uid = self.uid
 
     def settings(self) -> dict:
         names = ("memory_mb", "processes", "file_size_mb", "open_files", "cpu_s", "wall_s", "tmpfs_mb",
                  "uid", "uid_range")
         manifest = os.path.abspath(self.manifest) if os.path.isfile(self.manifest) else None
         return {"private_dir": self.private_dir, "manifest": manifest,
-                **{name: getattr(self, name) for name in names}}
+                **{name: getattr(self, name) for name in names}, "uid": self.leased_uid}
 
     @property
     def kernel_spec(self) -> KernelSpec:
@@ -93,5 +132,8 @@ class SandboxKernelManager(AsyncKernelManager):
         if not restart:
             self._final_log = self.log_tail()
             shutil.rmtree(self.private_dir, ignore_errors=True)
+            if self._uid_lock is not None:          # the kernel's processes are gone: free its id
+                os.close(self._uid_lock)
+                self._uid_lock = None
 
     cleanup_resources = _async_cleanup_resources
