@@ -77,6 +77,31 @@ def tool(name: str) -> str:
     return path
 
 
+def check_sandbox() -> None:
+    """Start an empty sandbox with the namespaces a kernel's uses, or raise SandboxUnavailable
+    saying why and what to do: before any student code runs (batch.py calls it first)."""
+    import subprocess
+
+    as_root = os.geteuid() == 0
+    command = [tool("bwrap"), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+               "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+    if not as_root:
+        command += ["--unshare-user", "--disable-userns"]
+    result = subprocess.run([*command, "true"], capture_output=True, text=True, timeout=60)
+    if result.returncode == 0:
+        return
+    said = result.stderr.strip() or f"exit status {result.returncode}"
+    if as_root:
+        raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({said})")
+    raise SandboxUnavailable(
+        f"as a grader who is not root, the sandbox needs unprivileged user namespaces, and this "
+        f"machine refuses them (bubblewrap: {said}). This happens in a container under Docker's "
+        "or Kubernetes' default seccomp profile, under Ubuntu's AppArmor restriction "
+        "(kernel.apparmor_restrict_unprivileged_userns=1), with user.max_user_namespaces=0, or "
+        "inside a namespace that forbids new ones. Grade on the hub host or a grading VM where "
+        "they are allowed, or as root (README: instructor guide, 'Where to grade')")
+
+
 def read_only_paths() -> list[str]:
     """What the kernel's Python needs: the installation and the virtual environment. The course
     package and the hidden tests' checks are bound apart (`package_binds`)."""
