@@ -242,9 +242,9 @@ def test_a_dask_cluster_grades_into_postgresql(tmp_path, the_class, sequential, 
     assert class_scores(course, the_class, postgres) == sequential
     # Both workers graded, each in its own folder, and left no student's files there.
     for folder in worker_folders:
-        copies = list(folder.glob("attention-course-grading/*/autograded/.reference/*/*.json"))
+        copies = list(folder.glob("attention-course-grading-*/*/autograded/.reference/*/*.json"))
         assert copies, f"worker {folder.name} graded nothing"
-        assert not [path for path in folder.glob("attention-course-grading/*/*/*")
+        assert not [path for path in folder.glob("attention-course-grading-*/*/*/*")
                     if path.parent.name in ("submitted", "autograded")
                     and not path.name.startswith(".")], "a student's files stayed"
 

@@ -4,7 +4,9 @@ For each of chapter 1's assignments: a copy of the course with the test limits (
 below: 10 s per cell, 30 s per notebook, 100 kB of output per cell, 4 GiB, 128 processes), every
 honest submission (HONEST below) and every hostile one declared for it (the chapter's
 hostile_ch01.py and hostile/ folder, tests/chapters/ch01_rnn_bottleneck/) submitted, then a single
-`nbgrader autograde <assignment> --force` over all students, `generate_feedback` and `export`.
+run of the course's parallel grading over all students (`python -m attention_course.grading.batch
+<assignment> --workers 2 --force`: nbgrader's autograde, two sandboxed kernels at once),
+`generate_feedback` and `export`.
 It checks that the command succeeds (no submission stops the batch) within BATCH_LIMIT_S, that
 every submission gets exactly its expected per-cell scores (honest ones included: a hostile
 submission cannot change another's grade), that the course's files are unchanged, that no
@@ -130,7 +132,9 @@ class HostileBatch:
         guarded = [course.root / name
                    for name in ("solutions", "exercises", "submitted", "nbgrader_config.py")]
         before = tree_digest(*guarded)
-        seconds = course.autograde_all(cls.assignment, timeout=2 * BATCH_LIMIT_S[cls.assignment])
+        # Graded by the parallel command, two kernels at once: a hanging or crashing submission
+        # must not stop or touch the one graded beside it either.
+        seconds = course.autograde_parallel(cls.assignment, timeout=2 * BATCH_LIMIT_S[cls.assignment])
         print(f"\nhostile batch {cls.assignment}: {len(cls.students())} notebooks in {seconds:.0f} s")
         after = tree_digest(*guarded)
         leftovers = sandbox_processes(BATCH_UIDS[cls.assignment])

@@ -33,6 +33,7 @@ nothing half-graded behind that a rerun does not redo.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -174,7 +175,7 @@ def worker_course(bundle_id: str, bundle: dict[str, bytes]) -> Path:
     """This machine's copy of the bundle (shared by its workers: the reference runs once)."""
     import fcntl
 
-    base = Path(tempfile.gettempdir()) / "attention-course-grading"
+    base = Path(tempfile.gettempdir()) / f"attention-course-grading-{os.getuid()}"
     base.mkdir(mode=0o700, exist_ok=True)
     root = base / bundle_id
     with open(base / f"{bundle_id}.lock", "w") as lock:
@@ -198,10 +199,30 @@ def grading_api(root: Path, db_url: str):
     return _APIS[key]
 
 
+_SANDBOX_CHECKED: list[str] = []      # this worker process's sandbox check: "" = it works
+
+
+def sandbox_problem() -> str:
+    """Why the sandbox cannot start in this process ("" when it can), checked once."""
+    if not _SANDBOX_CHECKED:
+        from .launch import SandboxUnavailable, check_sandbox
+
+        try:
+            check_sandbox()
+            _SANDBOX_CHECKED.append("")
+        except SandboxUnavailable as error:
+            _SANDBOX_CHECKED.append(str(error))
+    return _SANDBOX_CHECKED[0]
+
+
 def grade_submission(task: dict, bundle: dict[str, bytes]) -> dict:
     """Grade one student's submission (a Dask task). Returns the student, whether nbgrader
     succeeded, the seconds, the end of its log, the graded files and any new reference cache."""
     start = time.perf_counter()
+    problem = sandbox_problem()
+    if problem:                                       # no student code runs on such a worker
+        return {"student": task["student"], "success": False, "seconds": 0.0, "files": {},
+                "log": f"the grading sandbox cannot start on this worker: {problem}", "reference": {}}
     root = worker_course(task["bundle_id"], bundle)
     api = grading_api(root, task["db_url"])
     coursedir = api.coursedir
@@ -219,10 +240,24 @@ def grade_submission(task: dict, bundle: dict[str, bytes]) -> dict:
             shutil.rmtree(folder.parent if folder.parent.name == student else folder,
                           ignore_errors=True)
     reference = reference_folder(root, coursedir, assignment)
+    log = result.get("log") or ""
     return {"student": student, "success": bool(result["success"]),
             "seconds": time.perf_counter() - start, "files": files,
-            "log": (result.get("log") or "")[-4000:] + (result.get("error") or "")[-4000:],
+            "warnings": notable_lines(log),
+            "log": log[-4000:] + (result.get("error") or "")[-4000:],
             "reference": {path.name: path.read_bytes() for path in reference.glob("*.json")}}
+
+
+def notable_lines(log: str) -> str:
+    """The WARNING and ERROR messages of nbgrader's log (with their continuation lines): what
+    the instructor guide tells instructors to read (repairs, limits hit, failed checks)."""
+    kept, keeping = [], False
+    for line in log.splitlines():
+        if line.startswith("["):
+            keeping = line.startswith(("[WARNING]", "[ERROR]"))
+        if keeping:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 # ------------------------------------------------------------------ the class (driver)
@@ -283,14 +318,21 @@ class Progress:
                  f"{len(self.failed)} failed, {rate:.1f} per minute, about {left / 60:.1f} min left")
 
 
-def start_client(workers: int, scheduler: str | None):
+@contextlib.contextmanager
+def dask_client(workers: int, scheduler: str | None):
+    """A Dask client of the cluster at `scheduler`, or of `workers` processes started here for
+    this run (closed with it)."""
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
-        return Client(scheduler)
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           memory_limit=0, dashboard_address=None)
-    return Client(cluster)
+        with Client(scheduler) as client:
+            yield client
+        return
+    with tempfile.TemporaryDirectory(prefix="attention-course-dask-") as scratch, \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
+                         dashboard_address=None, local_directory=scratch) as cluster, \
+            Client(cluster) as client:
+        yield client
 
 
 def grade_class(root: Path, assignment: str, workers: int | None = None, force: bool = False,
@@ -303,6 +345,8 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
     root = root.resolve()
     config = course_config(root)
     check_sandboxed(config)
+    if not scheduler and sandbox_problem():           # before any student code runs
+        raise SystemExit(f"No submission was graded: {sandbox_problem()}")
     coursedir = course_directory(root, config)
     students, todo, journal = plan(root, coursedir, assignment, force, restart, say)
     skipped = sorted(set(students) - set(todo))
@@ -316,7 +360,7 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
     bundle_id = f"{assignment}-{os.getpid()}-{int(time.time())}"
     url = sqlite_url_for_workers(db_url or coursedir.db_url)
     progress, graded = Progress(len(todo), say), []
-    with start_client(workers or default_workers(), scheduler) as client:
+    with dask_client(workers or default_workers(), scheduler) as client:
         shared = client.scatter(bundle, broadcast=True)
         futures = [client.submit(grade_submission, {
             "bundle_id": bundle_id, "db_url": url, "assignment": assignment, "student": student,
@@ -326,6 +370,8 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
         for future in as_completed(futures):
             result = future.result()
             keep_result(root, coursedir, assignment, result)
+            if result.get("warnings"):
+                say(indented(result["student"], result["warnings"]))
             progress.add(result)
             if result["success"]:
                 graded.append(result["student"])
@@ -335,6 +381,10 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
         journal.end()
     return {"graded": sorted(graded), "failed": sorted(progress.failed), "skipped": skipped,
             "seconds": time.perf_counter() - start}
+
+
+def indented(student: str, text: str) -> str:
+    return "\n".join(f"  {student}: {line}" for line in text.splitlines())
 
 
 def keep_result(root: Path, coursedir, assignment: str, result: dict) -> None:

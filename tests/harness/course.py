@@ -5,7 +5,7 @@ exercises/) and runs nbgrader with that folder as the current directory, so the 
 gradebook.db, submitted/, autograded/ and feedback/ are never touched. `Course` wraps one such
 copy: `release()` runs generate_assignment, `submit()` puts a notebook where `nbgrader autograde`
 looks for it, `autograde_each()` grades every submitted student in one run (each timed from
-nbgrader's log), `scores()` reads the per-cell scores from the gradebook, `feedback()` /
+nbgrader's log), `autograde_parallel()` with the course's parallel command, `scores()` reads the per-cell scores from the gradebook, `feedback()` /
 `export()` run the last two steps.
 
 Autograding goes through the course's sandbox (attention_course/grading/, wired in by
@@ -95,6 +95,19 @@ class Course:
         """Autograde every submitted student in one nbgrader run; returns the wall time (s)."""
         start = time.perf_counter()
         self.nbgrader("autograde", assignment, "--force", timeout=timeout)
+        return time.perf_counter() - start
+
+    def autograde_parallel(self, assignment: str, timeout: float, workers: int = 2) -> float:
+        """Grade every submitted student with the course's parallel command
+        (attention_course/grading/batch.py, `workers` sandboxed kernels at once); returns the
+        wall time (s)."""
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "attention_course.grading.batch", assignment,
+                                 "--workers", str(workers), "--force"], cwd=self.root,
+                                env=kernel_env(), capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise AssertionError(f"the batch failed ({result.returncode}):\n{result.stdout[-4000:]}\n"
+                                 f"{result.stderr[-4000:]}")
         return time.perf_counter() - start
 
     def autograded_notebook(self, assignment: str, student: str) -> nbformat.NotebookNode:
