@@ -22,7 +22,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test check generate export split timings measure reproduce bench clean similarity screenshots
+.PHONY: setup book test check generate export split timings measure reproduce bench bench-grading clean similarity screenshots
 
 setup: $(STAMP)
 
@@ -89,3 +89,9 @@ screenshots: $(STAMP)
 # Milliseconds per training step of every chapter's models, before/after, both frameworks.
 bench: $(STAMP)
 	$(BIN)/python -m attention_course.bench
+
+# Grading throughput of a generated class with 1 and 2 workers, the per-notebook breakdown and the
+# projection to 500 students on 16 cores; adds its runs to book/results/measured/grading_bench.json
+# and rewrites the table of book/timings.md (measurements/grading_bench.py; a quiet machine).
+bench-grading: $(STAMP)
+	$(BIN)/python -m measurements.grading_bench --sequential $(ARGS)
