@@ -1,6 +1,6 @@
 """Grading throughput: a generated class graded with 1, 2, ... workers (issue 38).
 
-    python -m measurements.grading_bench [--students 100] [--workers 1 2] [--runs 3]
+    python -m measurements.grading_bench [--students 100] [--workers 1 2] [--runs 3] [--first-run 0]
         [--assignments 01-rnn-bottleneck-pytorch 01-rnn-bottleneck-keras] [--sequential]
     make bench-grading
 
@@ -263,6 +263,8 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--first-run", type=int, default=0,
+                        help="number of the first run (to add runs to those recorded)")
     parser.add_argument("--assignments", nargs="+",
                         default=["01-rnn-bottleneck-pytorch", "01-rnn-bottleneck-keras"])
     parser.add_argument("--sequential", action="store_true",
@@ -284,7 +286,7 @@ def main() -> None:
                       f"({len(the_class) / seconds * 60:.1f} per minute)", flush=True)
             stages = breakdown(assignment, scratch / f"{assignment}-breakdown")
             print("  breakdown (s per notebook): " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
-            for run in range(args.runs):
+            for run in range(args.first_run, args.first_run + args.runs):
                 for workers in args.workers:
                     course = copy_course(base, scratch / f"{assignment}-{workers}-{run}")
                     seconds = timed_batch(course, assignment, workers)
@@ -299,7 +301,7 @@ def main() -> None:
                                  "per_minute": round(rate, 2), "same_scores_as_nbgrader":
                                  expected is not None,
                                  "breakdown": {k: round(v, 3) for k, v in stages.items()}
-                                 if run == 0 and workers == 1 else None})
+                                 if run == args.first_run and workers == 1 else None})
                     shutil.rmtree(course.root, ignore_errors=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

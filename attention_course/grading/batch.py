@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -118,9 +119,11 @@ def write_files(folder: Path, files: dict[str, bytes]) -> None:
 
 
 def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
-    """Make `folder` hold exactly `files`, switching over in one rename."""
+    """Make `folder` hold exactly `files`, switching over in one rename (what a killed run left
+    half-written beside it is removed first)."""
+    for stale in folder.parent.glob(f".{folder.name}.*-*"):
+        shutil.rmtree(stale, ignore_errors=True)
     partial = folder.with_name(f".{folder.name}.partial-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
     write_files(partial, files)
     if folder.exists():
         old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
@@ -186,6 +189,15 @@ def worker_course(bundle_id: str, bundle: dict[str, bytes]) -> Path:
     return root
 
 
+def forget_bundle(bundle_id: str) -> None:
+    """Remove this machine's copy of a run's bundle (it holds the solutions), at the run's end."""
+    base = Path(tempfile.gettempdir()) / f"attention-course-grading-{os.getuid()}"
+    for key in [key for key in _APIS if key[0] == str(base / bundle_id)]:
+        del _APIS[key]
+    shutil.rmtree(base / bundle_id, ignore_errors=True)
+    (base / f"{bundle_id}.lock").unlink(missing_ok=True)
+
+
 def grading_api(root: Path, db_url: str):
     """nbgrader's API for the course copy in `root`, made once per worker process."""
     key = (str(root), db_url)
@@ -243,6 +255,7 @@ def grade_submission(task: dict, bundle: dict[str, bytes]) -> dict:
     log = result.get("log") or ""
     return {"student": student, "success": bool(result["success"]),
             "seconds": time.perf_counter() - start, "files": files,
+            "worker": f"{socket.gethostname()}:{os.getpid()}",
             "warnings": notable_lines(log),
             "log": log[-4000:] + (result.get("error") or "")[-4000:],
             "reference": {path.name: path.read_bytes() for path in reference.glob("*.json")}}
@@ -339,7 +352,8 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
                 restart: bool = False, scheduler: str | None = None, db_url: str | None = None,
                 say=print) -> dict:
     """Grade the submissions of `assignment` in the course folder `root`; returns
-    {"graded": [...], "failed": [...], "skipped": [...], "seconds": wall time}."""
+    {"graded": [...], "failed": [...], "skipped": [...], "seconds": wall time, "workers": how
+    many worker processes graded}."""
     from dask.distributed import as_completed
 
     root = root.resolve()
@@ -355,11 +369,11 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
     start = time.perf_counter()
     if not todo:
         journal.end()
-        return {"graded": [], "failed": [], "skipped": skipped, "seconds": 0.0}
+        return {"graded": [], "failed": [], "skipped": skipped, "seconds": 0.0, "workers": 0}
     bundle = grading_bundle(root, coursedir, assignment)
     bundle_id = f"{assignment}-{os.getpid()}-{int(time.time())}"
     url = sqlite_url_for_workers(db_url or coursedir.db_url)
-    progress, graded = Progress(len(todo), say), []
+    progress, graded, workers_used = Progress(len(todo), say), [], set()
     with dask_client(workers or default_workers(), scheduler) as client:
         shared = client.scatter(bundle, broadcast=True)
         futures = [client.submit(grade_submission, {
@@ -373,14 +387,16 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
             if result.get("warnings"):
                 say(indented(result["student"], result["warnings"]))
             progress.add(result)
+            workers_used.add(result.get("worker"))
             if result["success"]:
                 graded.append(result["student"])
             else:
                 say(f"nbgrader failed on {result['student']}; its log ends with:\n{result['log']}")
+        client.run(forget_bundle, bundle_id)
     if not progress.failed:
         journal.end()
     return {"graded": sorted(graded), "failed": sorted(progress.failed), "skipped": skipped,
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, "workers": len(workers_used - {None})}
 
 
 def indented(student: str, text: str) -> str:
@@ -412,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = grade_class(Path.cwd(), args.assignment, args.workers, args.force, args.restart,
                           args.scheduler, args.db)
     print(f"{len(summary['graded'])} graded, {len(summary['failed'])} failed, "
-          f"{len(summary['skipped'])} skipped, in {summary['seconds']:.0f} s")
+          f"{len(summary['skipped'])} skipped, in {summary['seconds']:.0f} s "
+          f"by {summary['workers']} worker processes")
     if summary["failed"]:
         print("failed (rerun the same command to retry them): " + ", ".join(summary["failed"]))
     return 1 if summary["failed"] else 0
