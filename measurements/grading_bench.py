@@ -188,42 +188,50 @@ def breakdown(assignment: str, folder: Path, repeats: int = 3) -> dict[str, floa
 
 
 # ------------------------------------------------------------------ the page
+def rates(runs: list[dict], assignment: str, workers: int) -> dict[int, float]:
+    """{run number: submissions per minute} of `assignment` graded by `workers` workers."""
+    return {run["seed"]: run["per_minute"] for run in runs
+            if run["assignment"] == assignment and run["workers"] == workers}
+
+
+def speed_up(runs: list[dict], assignment: str, workers: int) -> float | None:
+    """The median over runs of (rate with `workers`) / (rate with one worker in the same run):
+    each run grades with both one after the other, so a machine that is slower in one run than
+    in another does not count as a speed-up."""
+    one, many = rates(runs, assignment, 1), rates(runs, assignment, workers)
+    ratios = [many[run] / one[run] for run in many if run in one]
+    return statistics.median(ratios) if ratios else None
+
+
 def projection(runs: list[dict], assignment: str) -> dict | None:
     """A class of 500 on 16 cores, from this processor's runs of `assignment`: the seconds per
     submission of one worker, divided by 16 times the per-worker efficiency measured with the
     most workers run here (assumed to hold up to 16, given one core and 3 GB per worker)."""
-    def median_rate(workers):
-        rates = [run["per_minute"] for run in runs
-                 if run["assignment"] == assignment and run["workers"] == workers]
-        return statistics.median(rates) if rates else None
-
-    one = median_rate(1)
     most = max((run["workers"] for run in runs if run["assignment"] == assignment), default=1)
-    if one is None or most == 1:
+    found = speed_up(runs, assignment, most)
+    if most == 1 or found is None:
         return None
-    efficiency = median_rate(most) / (most * one)
-    minutes = 500 / (one * 16 * efficiency)
-    return {"efficiency": efficiency, "workers_measured": most, "minutes": minutes}
+    one = statistics.median(rates(runs, assignment, 1).values())
+    efficiency = found / most
+    return {"efficiency": efficiency, "workers_measured": most,
+            "minutes": 500 / (one * 16 * efficiency)}
 
 
 def page_section(recorded: dict) -> str:
     runs = recorded["runs"]
     by_processor = sorted({run["processor"] for run in runs})
     lines = ["| assignment | processor | workers | submissions | runs | per minute (median) | "
-             "speed-up |", "|---|---|---|---|---|---|---|"]
+             "speed-up (median of runs) |", "|---|---|---|---|---|---|---|"]
     for processor in by_processor:
         mine = [run for run in runs if run["processor"] == processor]
         for assignment in sorted({run["assignment"] for run in mine}):
-            one = None
+            size = max(run["students"] for run in mine if run["assignment"] == assignment)
             for workers in sorted({run["workers"] for run in mine if run["assignment"] == assignment}):
-                rates = [run["per_minute"] for run in mine
-                         if run["assignment"] == assignment and run["workers"] == workers]
-                rate = statistics.median(rates)
-                one = one or (rate if workers == 1 else None)
-                size = max(run["students"] for run in mine if run["assignment"] == assignment)
-                speed = f"{rate / one:.2f}x" if one else "-"
-                lines.append(f"| {assignment} | {processor} | {workers} | {size} | {len(rates)} | "
-                             f"{rate:.1f} | {speed} |")
+                found = rates(mine, assignment, workers)
+                speed = speed_up(mine, assignment, workers)
+                lines.append(f"| {assignment} | {processor} | {workers} | {size} | {len(found)} | "
+                             f"{statistics.median(found.values()):.1f} | "
+                             f"{'-' if speed is None else f'{speed:.2f}x'} |")
     lines.append("")
     for processor in by_processor:
         mine = [run for run in runs if run["processor"] == processor]
