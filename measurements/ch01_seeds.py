@@ -15,43 +15,16 @@ About 70 s per run and framework on one thread.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 from attention_course import common, data, evaluation, measured
 
+from .seq2seq_runs import train_and_decode
+
 STEPS, BATCH_SIZE = 2000, 64                                   # as in the chapter's §1.7
 RECIPE = dict(lr=6e-3, final_lr_fraction=0.05, clip_norm=1.0)
 LONG_SOURCE = 25                                               # §1.8: sources of 25+ tokens
-
-
-def run_keras(task, seed: int):
-    from attention_course import keras_seq2seq, keras_training
-    common.set_seed(seed)
-    model = keras_seq2seq.Seq2Seq(len(task.src_vocab), len(task.tgt_vocab))
-    model(task.train.src[:2], task.train.tgt_in[:2])           # build the embeddings too
-    start = time.perf_counter()
-    keras_training.train(model, data.bucketed_batches(task.train, BATCH_SIZE, seed=seed), STEPS,
-                         keras_training.seq2seq_loss, **RECIPE, desc=f"Keras seed {seed}")
-    seconds = time.perf_counter() - start
-    pred = keras_training.predict(keras_seq2seq.greedy_decode, model, task.test.src,
-                                  max_len=task.test.tgt_out.shape[1])
-    return pred, seconds
-
-
-def run_torch(task, seed: int):
-    from attention_course import torch_seq2seq, torch_training
-    common.set_seed(seed)
-    model = torch_seq2seq.Seq2Seq(len(task.src_vocab),
-                                  len(task.tgt_vocab)).to(common.torch_device())
-    start = time.perf_counter()
-    torch_training.train(model, data.bucketed_batches(task.train, BATCH_SIZE, seed=seed), STEPS,
-                         torch_training.seq2seq_loss, **RECIPE, desc=f"PyTorch seed {seed}")
-    seconds = time.perf_counter() - start
-    pred = torch_training.predict(torch_seq2seq.greedy_decode, model, task.test.src,
-                                  max_len=task.test.tgt_out.shape[1])
-    return pred, seconds
 
 
 def accuracy_by_output_position(pred, tgt_out, keep):
@@ -83,7 +56,8 @@ def main() -> None:
     runs = []
     for framework in args.frameworks:
         for seed in args.seeds:
-            pred, seconds = (run_keras if framework == "keras" else run_torch)(task, seed)
+            pred, seconds = train_and_decode(framework, "seq2seq", task, seed, STEPS,
+                                             BATCH_SIZE, RECIPE)
             run = {"seed": seed, "framework": framework, "arm": framework,
                    **measure(task, pred), "train_seconds": round(seconds, 1)}
             print(run, flush=True)

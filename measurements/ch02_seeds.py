@@ -14,42 +14,13 @@ About 100 s per run and framework on one thread.
 from __future__ import annotations
 
 import argparse
-import time
-
-import numpy as np
 
 from attention_course import common, data, evaluation, measured
 
+from .seq2seq_runs import train_and_decode
+
 STEPS, BATCH_SIZE = 1200, 32                                   # as in the chapter's §2.8
 RECIPE = dict(lr=6e-3, final_lr_fraction=0.05, clip_norm=1.0)
-
-
-def run_keras(task, seed: int):
-    from attention_course import keras_attention, keras_training
-    common.set_seed(seed)
-    model = keras_attention.AttentionSeq2Seq(len(task.src_vocab), len(task.tgt_vocab))
-    model(task.train.src[:2], task.train.tgt_in[:2])           # build the embeddings too
-    start = time.perf_counter()
-    keras_training.train(model, data.bucketed_batches(task.train, BATCH_SIZE, seed=seed), STEPS,
-                         keras_training.seq2seq_loss, **RECIPE, desc=f"Keras seed {seed}")
-    seconds = time.perf_counter() - start
-    pred = keras_training.predict(keras_attention.greedy_decode, model, task.test.src,
-                                  max_len=task.test.tgt_out.shape[1])
-    return pred, seconds
-
-
-def run_torch(task, seed: int):
-    from attention_course import torch_attention, torch_training
-    common.set_seed(seed)
-    model = torch_attention.AttentionSeq2Seq(len(task.src_vocab),
-                                             len(task.tgt_vocab)).to(common.torch_device())
-    start = time.perf_counter()
-    torch_training.train(model, data.bucketed_batches(task.train, BATCH_SIZE, seed=seed), STEPS,
-                         torch_training.seq2seq_loss, **RECIPE, desc=f"PyTorch seed {seed}")
-    seconds = time.perf_counter() - start
-    pred = torch_training.predict(torch_attention.greedy_decode, model, task.test.src,
-                                  max_len=task.test.tgt_out.shape[1])
-    return pred, seconds
 
 
 def main() -> None:
@@ -63,7 +34,8 @@ def main() -> None:
     runs = []
     for framework in args.frameworks:
         for seed in args.seeds:
-            pred, seconds = (run_keras if framework == "keras" else run_torch)(task, seed)
+            pred, seconds = train_and_decode(framework, "attention", task, seed, STEPS,
+                                             BATCH_SIZE, RECIPE)
             correct = evaluation.exact_match(pred, task.test.tgt_out)
             rows = evaluation.accuracy_by_length(task.test.src_lengths, correct)
             by_bin = {row["bin"]: row["accuracy"] for row in rows if row["n"]}
