@@ -22,17 +22,21 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Two test workers on two cores: one thread per framework each.
 JOBS ?= 2
 
-.PHONY: setup book test check generate export split timings measure reproduce bench bench-grading clean similarity screenshots
+.PHONY: setup book test check generate export split timings measure reproduce bench bench-grading clean similarity screenshots hub-screenshots
 
 setup: $(STAMP)
 
 # (Re)create the environment when it is missing or older than the pins.
-$(STAMP): $(LOCK) requirements-nodeps.txt pyproject.toml tools/pyproject.toml
+# The hub's proxy (configurable-http-proxy, hub/package-lock.json) comes from npm, when npm is
+# there: tests/test_hub.py needs it (skipped without it, failed under CI=true).
+$(STAMP): $(LOCK) requirements-nodeps.txt pyproject.toml tools/pyproject.toml hub/package-lock.json
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e tools
+	@if command -v npm >/dev/null; then npm ci --prefix hub --no-audit --no-fund --loglevel=error; \
+	 else echo "npm not found: the hub test (tests/test_hub.py) will be skipped"; fi
 	@touch $@
 
 book: $(STAMP)
@@ -85,6 +89,13 @@ similarity: $(STAMP)
 screenshots: $(STAMP)
 	BOOK_SCREENSHOTS=$(CURDIR)/_build/screenshots $(BIN)/python -m pytest -q -p no:cacheprovider -m browser tests/test_book.py
 	@echo "Screenshots: $(CURDIR)/_build/screenshots"
+
+# PNG screenshots of the course's JupyterHub from its test (as root: it adds local accounts): the
+# student's Assignments tab (submitted, feedback fetched), the Formgrader (graded submissions, a
+# score changed by hand; blank inside JupyterLab), a chapter opened by an nbgitpuller link.
+hub-screenshots: $(STAMP)
+	HUB_SCREENSHOTS=$(CURDIR)/_build/screenshots/hub $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_hub.py
+	@echo "Screenshots: $(CURDIR)/_build/screenshots/hub"
 
 # Milliseconds per training step of every chapter's models, before/after, both frameworks.
 bench: $(STAMP)
