@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.accounts import python_for_others
 from harness.course import REPO, Course, kernel_env
 
 ASSIGNMENT = "03-self-attention-pytorch"
@@ -73,28 +73,11 @@ def course_of(grader):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def python_for_grader() -> list[str]:
-    """Under root: when the course's Python lies under a folder that others cannot enter (pyenv
-    under /root on the CI machine), a mount namespace (bubblewrap, made by root) in which that
-    folder is an empty one holding only the Python installation, so that the grader can run it."""
-    if os.geteuid() != 0:
-        return []
-    base = Path(os.path.realpath(sys.base_prefix))
-    closed = [folder for folder in reversed(base.parents) if not folder.stat().st_mode & stat.S_IXOTH]
-    if not closed:
-        return []
-    wrap = ["bwrap", "--dev-bind", "/", "/", "--perms", "0755", "--tmpfs", str(closed[0])]
-    for folder in reversed(base.parents):
-        if folder != closed[0] and closed[0] in folder.parents:
-            wrap += ["--perms", "0755", "--dir", str(folder)]
-    return wrap + ["--ro-bind", str(base), str(base), "--"]
-
-
 def run_as(grader, course: Course, args: list[str], wrap: list[str] = (), check: bool = False):
     """Run `python ARGS` in the course copy as the grader (through runuser under root)."""
     env = {**kernel_env(), "HOME": str(course.root.parent), "USER": grader.pw_name,
            "ATTENTION_COURSE_CACHE": str(course.root.parent / "cache")}
-    as_user = [*python_for_grader(), "runuser", "-u", grader.pw_name, "--"] if os.geteuid() == 0 else []
+    as_user = [*python_for_others(), "runuser", "-u", grader.pw_name, "--"] if os.geteuid() == 0 else []
     result = subprocess.run([*as_user, *wrap, sys.executable, *args], cwd=course.root, env=env,
                             capture_output=True, text=True, timeout=600)
     if check:

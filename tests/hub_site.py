@@ -1,0 +1,187 @@
+"""The course's JupyterHub (hub/), started for real for tests/test_hub.py.
+
+Real parts only: local accounts made with `useradd` (an instructor, a grader, two students, with
+passwords; removed at the end), the hub from hub/jupyterhub_config.py as root with
+configurable-http-proxy from npm (`npm ci --prefix hub`, which `make setup` runs), PAM log-in,
+each user's JupyterLab started by the hub as that user, nbgrader's exchange in a shared folder,
+and a `git daemon` serving the students' copy of the course for nbgitpuller. Needs root (it adds
+accounts); without root or the proxy the tests are skipped, and fail under CI=true.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from harness.accounts import python_for_others
+from harness.course import Course, kernel_env
+
+REPO = Path(__file__).resolve().parents[1]
+KIT = REPO / "hub"
+PROXY = KIT / "node_modules" / ".bin" / "configurable-http-proxy"
+STAFF = ("hub-instructor", "hub-grader")
+STUDENTS = ("hub-ada", "hub-ben")
+COURSE_DIR = "attention-course"        # in each staff member's home
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def unavailable(reason: str) -> None:
+    """Skip on a maintainer's machine; fail in CI, where everything must run."""
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@dataclasses.dataclass
+class Hub:
+    url: str                       # http://127.0.0.1:port/
+    base: Path                     # the accounts' homes, the exchange, the hub's state
+    passwords: dict[str, str]
+    server_env: dict[str, str]     # what the hub gives every server (the tests' thread limits)
+
+    def home(self, user: str) -> Path:
+        return self.base / "home" / user
+
+    def course(self) -> Path:
+        """The instructor's course directory."""
+        return self.home(STAFF[0]) / COURSE_DIR
+
+    def staff_env(self, user: str) -> dict[str, str]:
+        """A staff member's terminal on the hub: what the hub gives that user's server."""
+        env = {**kernel_env(), **self.server_env, "HOME": str(self.home(user)), "USER": user,
+               "JUPYTER_CONFIG_PATH": f"{KIT / 'etc' / 'staff'}{os.pathsep}{KIT / 'etc' / 'jupyter'}",
+               "COURSE_HUB_ROLE": "staff", "COURSE_HUB_EXCHANGE": str(self.base / "exchange"),
+               "COURSE_HUB_COURSE_DIR": f"~/{COURSE_DIR}"}
+        for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "TMPDIR"):
+            env.pop(name, None)
+        return env
+
+    def as_user(self, user: str, *command: str, cwd: Path | None = None,
+                timeout: float = 300) -> subprocess.CompletedProcess:
+        """Run a command as `user` (runuser), as that user would in a hub terminal."""
+        env = self.staff_env(user)
+        result = subprocess.run([*python_for_others(), "runuser", "-u", user, "--", "env", *[f"{k}={v}" for k, v in env.items()],
+                                 *command], cwd=cwd or self.home(user), capture_output=True, text=True,
+                                timeout=timeout, env={"PATH": os.environ["PATH"]})
+        assert result.returncode == 0, (f"{user}: {' '.join(command)} failed ({result.returncode}):\n"
+                                        f"{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+        return result
+
+    def nbgrader(self, *args: str) -> subprocess.CompletedProcess:
+        """`nbgrader ARGS` run by the instructor in the course directory."""
+        return self.as_user(STAFF[0], sys.executable, "-m", "nbgrader", *args, cwd=self.course())
+
+
+def _add_accounts(base: Path) -> dict[str, str]:
+    """The four accounts, homes under `base`, random passwords; the staff in group hub-staff."""
+    passwords = {}
+    for user in STAFF + STUDENTS:
+        subprocess.run(["userdel", "--remove", user], capture_output=True)   # a killed run's leftovers
+        subprocess.run(["useradd", "--create-home", "--home-dir", str(base / "home" / user),
+                        "--shell", "/bin/bash", user], check=True, capture_output=True)
+        passwords[user] = secrets.token_urlsafe(12)
+    subprocess.run(["chpasswd"], input="".join(f"{u}:{p}\n" for u, p in passwords.items()),
+                   text=True, check=True, capture_output=True)
+    return passwords
+
+
+def _remove_accounts() -> None:
+    for user in STAFF + STUDENTS:
+        subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
+        subprocess.run(["userdel", "--remove", user], capture_output=True)
+
+
+def _instructor_course(hub: Hub) -> None:
+    """The instructor's copy of the course (as `git clone` of the course repository would give),
+    owned by the instructor."""
+    Course.copy_of_repo(hub.course())
+    subprocess.run(["chown", "-R", f"{STAFF[0]}:{STAFF[0]}", str(hub.course())], check=True)
+
+
+def _students_repository(base: Path) -> Path:
+    """The students' course repository (its notebooks), one commit, served by `git daemon`."""
+    repo = base / "git" / "course"
+    shutil.copytree(REPO / "notebooks", repo / "notebooks")
+    git = ["git", "-C", str(repo), "-c", "user.name=Course", "-c", "user.email=course@example.org"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run(git + ["add", "notebooks"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "The chapters"], check=True)
+    return repo
+
+
+def _wait_for(url: str, process: subprocess.Popen, log: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{url} did not answer:\n" + log.read_text()[-4000:])
+            time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    if os.geteuid() != 0 or not shutil.which("useradd") or not shutil.which("runuser"):
+        unavailable("the hub test adds local accounts and starts the hub as root (run as root)")
+    if not PROXY.exists():
+        unavailable(f"no {PROXY}: run `npm ci --prefix hub` (make setup does)")
+    base = Path(tempfile.mkdtemp(prefix="attention-course-hub-"))
+    base.chmod(0o755)
+    (base / "home").mkdir(mode=0o755)
+    (base / "state").mkdir(mode=0o700)
+    (base / "exchange").mkdir()
+    (base / "exchange").chmod(0o777)      # nbgrader's exchange: everyone writes (nbgrader's docs)
+    passwords = _add_accounts(base)
+    git_port, hub_port = free_port(), free_port()
+    server_env = {"COURSE_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                  "TF_ENABLE_ONEDNN_OPTS": "0", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    env = {**os.environ, "COURSE_HUB_STATE": str(base / "state"),
+           "COURSE_HUB_EXCHANGE": str(base / "exchange"), "COURSE_HUB_STAFF": ",".join(STAFF),
+           "COURSE_HUB_STUDENTS": ",".join(STUDENTS),
+           "COURSE_HUB_SERVER_ENV": ";".join(f"{k}={v}" for k, v in server_env.items())}
+    log = base / "hub.log"
+    processes = []
+    try:
+        hub_site = Hub(f"http://127.0.0.1:{hub_port}/", base, passwords, server_env)
+        _instructor_course(hub_site)
+        _students_repository(base)
+        processes.append(subprocess.Popen(
+            ["git", "daemon", "--export-all", f"--base-path={base / 'git'}", "--reuseaddr",
+             "--listen=127.0.0.1", f"--port={git_port}"], stderr=subprocess.DEVNULL))
+        hub_site.git_url = f"git://127.0.0.1:{git_port}/course"
+        processes.append(subprocess.Popen(
+            [*python_for_others(), sys.executable, "-m", "jupyterhub", "-f", str(KIT / "jupyterhub_config.py"),
+             f"--JupyterHub.bind_url=http://127.0.0.1:{hub_port}", f"--JupyterHub.hub_port={free_port()}",
+             f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}"],
+            cwd=base / "state", env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT))
+        _wait_for(hub_site.url + "hub/api", processes[-1], log)
+        yield hub_site
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        _remove_accounts()
+        if os.environ.get("HUB_KEEP"):
+            print(f"hub files kept in {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
