@@ -53,6 +53,7 @@ class Hub:
     base: Path                     # the accounts' homes, the exchange, the hub's state
     passwords: dict[str, str]
     server_env: dict[str, str]     # what the hub gives every server (the tests' thread limits)
+    git_url: str = ""              # the students' course repository (git daemon)
 
     def home(self, user: str) -> Path:
         return self.base / "home" / user
@@ -74,10 +75,10 @@ class Hub:
     def as_user(self, user: str, *command: str, cwd: Path | None = None,
                 timeout: float = 300) -> subprocess.CompletedProcess:
         """Run a command as `user` (runuser), as that user would in a hub terminal."""
-        env = self.staff_env(user)
-        result = subprocess.run([*python_for_others(), "runuser", "-u", user, "--", "env", *[f"{k}={v}" for k, v in env.items()],
-                                 *command], cwd=cwd or self.home(user), capture_output=True, text=True,
-                                timeout=timeout, env={"PATH": os.environ["PATH"]})
+        settings = [f"{name}={value}" for name, value in self.staff_env(user).items()]
+        result = subprocess.run([*python_for_others(), "runuser", "-u", user, "--", "env", *settings,
+                                 *command], cwd=cwd or self.home(user), capture_output=True,
+                                text=True, timeout=timeout, env={"PATH": os.environ["PATH"]})
         assert result.returncode == 0, (f"{user}: {' '.join(command)} failed ({result.returncode}):\n"
                                         f"{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
         return result
@@ -136,6 +137,20 @@ def _wait_for(url: str, process: subprocess.Popen, log: Path, seconds: float = 6
             time.sleep(0.3)
 
 
+def _start_hub(site: Hub, port: int) -> subprocess.Popen:
+    """hub/jupyterhub_config.py as root, as the README's checklist starts it, on `port`."""
+    env = {**os.environ, "COURSE_HUB_STATE": str(site.base / "state"),
+           "COURSE_HUB_EXCHANGE": str(site.base / "exchange"), "COURSE_HUB_STAFF": ",".join(STAFF),
+           "COURSE_HUB_STUDENTS": ",".join(STUDENTS),
+           "COURSE_HUB_SERVER_ENV": ";".join(f"{k}={v}" for k, v in site.server_env.items())}
+    command = [*python_for_others(), sys.executable, "-m", "jupyterhub",
+               "-f", str(KIT / "jupyterhub_config.py"),
+               f"--JupyterHub.bind_url=http://127.0.0.1:{port}", f"--JupyterHub.hub_port={free_port()}",
+               f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}"]
+    return subprocess.Popen(command, cwd=site.base / "state", env=env,
+                            stdout=open(site.base / "hub.log", "w"), stderr=subprocess.STDOUT)
+
+
 @pytest.fixture(scope="module")
 def hub():
     if os.geteuid() != 0 or not shutil.which("useradd") or not shutil.which("runuser"):
@@ -148,31 +163,21 @@ def hub():
     (base / "state").mkdir(mode=0o700)
     (base / "exchange").mkdir()
     (base / "exchange").chmod(0o777)      # nbgrader's exchange: everyone writes (nbgrader's docs)
-    passwords = _add_accounts(base)
-    git_port, hub_port = free_port(), free_port()
-    server_env = {"COURSE_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                  "TF_ENABLE_ONEDNN_OPTS": "0", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    env = {**os.environ, "COURSE_HUB_STATE": str(base / "state"),
-           "COURSE_HUB_EXCHANGE": str(base / "exchange"), "COURSE_HUB_STAFF": ",".join(STAFF),
-           "COURSE_HUB_STUDENTS": ",".join(STUDENTS),
-           "COURSE_HUB_SERVER_ENV": ";".join(f"{k}={v}" for k, v in server_env.items())}
-    log = base / "hub.log"
     processes = []
     try:
-        hub_site = Hub(f"http://127.0.0.1:{hub_port}/", base, passwords, server_env)
-        _instructor_course(hub_site)
+        git_port, hub_port = free_port(), free_port()
+        site = Hub(f"http://127.0.0.1:{hub_port}/", base, _add_accounts(base),
+                   server_env={"COURSE_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                               "TF_ENABLE_ONEDNN_OPTS": "0", "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+                   git_url=f"git://127.0.0.1:{git_port}/course")
+        _instructor_course(site)
         _students_repository(base)
         processes.append(subprocess.Popen(
             ["git", "daemon", "--export-all", f"--base-path={base / 'git'}", "--reuseaddr",
              "--listen=127.0.0.1", f"--port={git_port}"], stderr=subprocess.DEVNULL))
-        hub_site.git_url = f"git://127.0.0.1:{git_port}/course"
-        processes.append(subprocess.Popen(
-            [*python_for_others(), sys.executable, "-m", "jupyterhub", "-f", str(KIT / "jupyterhub_config.py"),
-             f"--JupyterHub.bind_url=http://127.0.0.1:{hub_port}", f"--JupyterHub.hub_port={free_port()}",
-             f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}"],
-            cwd=base / "state", env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT))
-        _wait_for(hub_site.url + "hub/api", processes[-1], log)
-        yield hub_site
+        processes.append(_start_hub(site, hub_port))
+        _wait_for(site.url + "hub/api", processes[-1], base / "hub.log")
+        yield site
     finally:
         for process in reversed(processes):
             process.terminate()

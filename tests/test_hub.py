@@ -52,14 +52,6 @@ def screenshot(driver, name: str) -> None:
         driver.save_screenshot(str(Path(SHOTS) / f"{name}.png"))
 
 
-def wait(driver, condition: str, seconds: float = 90, *args):
-    """Wait until the JavaScript expression `condition` is truthy; its value."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, seconds, poll_frequency=0.25).until(
-        lambda d: d.execute_script(f"return ({condition});", *args))
-
-
 def until(driver, condition, seconds: float = 60):
     """Wait until condition() is truthy; its value."""
     from selenium.webdriver.support.ui import WebDriverWait
@@ -67,23 +59,26 @@ def until(driver, condition, seconds: float = 60):
     return WebDriverWait(driver, seconds, poll_frequency=0.25).until(lambda _: condition())
 
 
+def page_has(driver, selector: str, seconds: float = 90):
+    """Wait until the page has an element matching the CSS selector; the element."""
+    return until(driver, lambda: driver.find_elements("css selector", selector), seconds)[0]
+
+
 def log_in(driver, hub, user: str) -> None:
     """Log in on the hub's page with the account's password; JupyterLab has loaded."""
     driver.get(hub.url + "hub/logout")            # whoever was logged in before
     driver.get(hub.url + "hub/login")
-    wait(driver, "document.getElementById('username_input')", 30)
-    driver.find_element("id", "username_input").send_keys(user)
+    page_has(driver, "#username_input", 30).send_keys(user)
     driver.find_element("id", "password_input").send_keys(hub.passwords[user])
     driver.find_element("id", "login_submit").click()
-    wait(driver, "document.querySelector('.jp-LabShell') && "
-                 "document.querySelector('.jp-DirListing-content')", 120)
+    page_has(driver, ".jp-LabShell .jp-DirListing-content", 120)
 
 
 def open_menu_item(driver, menu: str, item: str) -> None:
     """Click a JupyterLab menu bar entry, then one of its items (real mouse clicks: Lumino's
     menus answer mouse-down and mouse-up, not click events)."""
-    driver.find_element("xpath", f"//div[contains(@class, 'lm-MenuBar-itemLabel')][text()='{menu}']").click()
-    driver.find_element("xpath", f"//div[contains(@class, 'lm-Menu-itemLabel')][text()='{item}']").click()
+    for kind, label in (("lm-MenuBar-itemLabel", menu), ("lm-Menu-itemLabel", item)):
+        driver.find_element("xpath", f"//div[contains(@class, '{kind}')][text()='{label}']").click()
 
 
 def assignment_list(driver) -> dict[str, list[str]]:
@@ -97,17 +92,18 @@ def assignment_list(driver) -> dict[str, list[str]]:
 def open_assignment_list(driver, expect: str) -> None:
     """Nbgrader > Assignment List, loaded with at least one row in the `expect` list."""
     open_menu_item(driver, "Nbgrader", "Assignment List")
-    wait(driver, f"document.querySelector('#{expect}_assignments_list > .list_item')")
+    page_has(driver, f"#{expect}_assignments_list > .list_item")
 
 
 def click_row_button(driver, kind: str, assignment: str, label: str) -> None:
     """Click the button `label` on the row of `assignment` in the `kind` list."""
-    driver.find_element("xpath", f"//div[@id='{kind}_assignments_list']/div[contains(@class, 'list_item')]"
-                                 f"[contains(., '{assignment}')]//button[normalize-space()='{label}']").click()
+    row = (f"//div[@id='{kind}_assignments_list']/div[contains(@class, 'list_item')]"
+           f"[contains(., '{assignment}')]")
+    driver.find_element("xpath", f"{row}//button[normalize-space()='{label}']").click()
 
 
 def row_of(driver, kind: str, assignment: str) -> str:
-    """The text of the assignment's row in the `kind` list, or '' (for wait())."""
+    """The text of the assignment's row in the `kind` list, or ''."""
     return next((row for row in assignment_list(driver)[kind] if assignment in row), "")
 
 
@@ -240,7 +236,8 @@ def test_the_formgrader_opens_in_its_own_tab_and_a_score_changed_there_counts(dr
     until(driver, lambda: grade_of(hub, KERAS, BEN, cell)[1] == adjusted, 20)
     screenshot(driver, "formgrader-adjusted-score")
     driver.refresh()
-    assert float(until(driver, lambda: driver.find_element("id", cell).get_attribute("value"))) == adjusted
+    shown = until(driver, lambda: driver.find_element("id", cell).get_attribute("value"))
+    assert float(shown) == adjusted
     assert course.scores(KERAS, BEN)[cell] == adjusted
     driver.get(f"{formgrader}/manage_submissions/{KERAS}")
     until(driver, lambda: f"{total + adjusted:g} / {points:g}" in "".join(table_rows(driver)))
@@ -275,4 +272,5 @@ def test_staff_servers_have_no_unsandboxed_validate(driver, hub):  # noqa: F811
         assert (validate in disabled) is not present
         assert "@jupyterlab/apputils-extension:announcements" in disabled   # no news prompt
         # the handler answers POST only: GET gives 405 where it exists, 404 where it does not
-        assert status_of(driver, f"{hub.url}user/{user}/assignments/validate") == (405 if present else 404)
+        validate_url = f"{hub.url}user/{user}/assignments/validate"
+        assert status_of(driver, validate_url) == (405 if present else 404)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -212,9 +213,16 @@ def test_a_fresh_student_environment_runs_a_chapter_and_an_assignment(python, fr
     assert check.returncode == 0, check.stderr
     assert str(venv) in check.stdout and str(ROOT) not in check.stdout
     if framework == "pytorch":
-        hub = subprocess.run([str(venv / "bin" / "python"), "-m", "nbgrader", "--version"],
-                             cwd=home, env=env, capture_output=True, text=True)
-        assert hub.returncode == 0, hub.stderr
+        # the hub profile: nbgrader's student side, the single-user server the hub starts, and
+        # the server extensions a hub student uses (Assignments tab, nbgitpuller's link) enabled
+        for command in (["-m", "nbgrader", "--version"], ["-m", "jupyterhub.singleuser", "--version"],
+                        ["-m", "jupyter", "server", "extension", "list"]):
+            hub = subprocess.run([str(venv / "bin" / "python"), *command], cwd=home, env=env,
+                                 capture_output=True, text=True)
+            assert hub.returncode == 0, hub.stderr
+        listed = re.sub(r"\x1b\[[0-9;]*m", "", hub.stdout + hub.stderr)
+        for extension in ("nbgrader.server_extensions.assignment_list", "nbgitpuller"):
+            assert re.search(rf"{re.escape(extension)} enabled", listed), listed
 
     chapter = nbformat.read(ROOT / "notebooks" / f"{NOTEBOOK}-{framework}.ipynb", as_version=4)
     execute(venv, chapter, home, env)
