@@ -77,6 +77,13 @@ def difference(committed, ran) -> dict | None:
     return None
 
 
+def printed(cell) -> str:
+    """What a cell printed (its stdout, the last 500 characters): a failed check's numbers."""
+    text = "".join(out.get("text", "") for out in cell.outputs
+                   if out.output_type == "stream" and out.name == "stdout")
+    return text[-500:]
+
+
 def run_notebook(path: Path, save: Path | None) -> dict:
     import nbformat
     from nbclient import NotebookClient
@@ -113,8 +120,8 @@ def run_notebook(path: Path, save: Path | None) -> dict:
         if old.cell_type != "code":
             continue
         cell_seconds.append(round(seconds.get(index, 0.0), 2))
-        errors += [{"cell": number, "error": f"{out.ename}: {out.evalue}"[:500]}
-                   for out in new.outputs if out.output_type == "error"]
+        errors += [{"cell": number, "error": f"{out.ename}: {out.evalue}"[:500],
+                    "printed": printed(new)} for out in new.outputs if out.output_type == "error"]
         if checked(old) and old.execution_count is not None:
             moved = difference(old.outputs, new.outputs)
             if moved:
