@@ -32,6 +32,7 @@ COURSE_ID = "attention-transformers"   # nbgrader_config.py's CourseDirectory.co
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
+c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
 # The proxy from npm (npm ci --prefix hub), else one on the PATH.
 proxy = KIT / "node_modules" / ".bin" / "configurable-http-proxy"
 if proxy.exists():

@@ -13,6 +13,7 @@ import dataclasses
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -147,8 +148,37 @@ def _start_hub(site: Hub, port: int) -> subprocess.Popen:
                "-f", str(KIT / "jupyterhub_config.py"),
                f"--JupyterHub.bind_url=http://127.0.0.1:{port}", f"--JupyterHub.hub_port={free_port()}",
                f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}"]
-    return subprocess.Popen(command, cwd=site.base / "state", env=env,
+    return subprocess.Popen(command, cwd=site.base / "state", env=env, start_new_session=True,
                             stdout=open(site.base / "hub.log", "w"), stderr=subprocess.STDOUT)
+
+
+def _alive(pid: int | None) -> bool:
+    try:
+        return pid is not None and os.kill(pid, 0) is None
+    except ProcessLookupError:
+        return False
+
+
+def _pid_in(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _stop_hub(wrapper: subprocess.Popen, state: Path) -> None:
+    """Stop the hub as `systemctl stop` does: SIGTERM to its process group (the bubblewrap wrapper
+    and the hub in it), on which the hub stops the users' servers and its proxy; whatever is left
+    after 30 s is killed, the proxy (a session of its own) by its pid file."""
+    hub_pid = _pid_in(state / "jupyterhub.pid")
+    os.killpg(wrapper.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while _alive(hub_pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in (hub_pid, _pid_in(state / "jupyterhub-proxy.pid")):
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    wrapper.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +193,7 @@ def hub():
     (base / "state").mkdir(mode=0o700)
     (base / "exchange").mkdir()
     (base / "exchange").chmod(0o777)      # nbgrader's exchange: everyone writes (nbgrader's docs)
-    processes = []
+    daemon = hub_process = None
     try:
         git_port, hub_port = free_port(), free_port()
         site = Hub(f"http://127.0.0.1:{hub_port}/", base, _add_accounts(base),
@@ -172,19 +202,18 @@ def hub():
                    git_url=f"git://127.0.0.1:{git_port}/course")
         _instructor_course(site)
         _students_repository(base)
-        processes.append(subprocess.Popen(
+        daemon = subprocess.Popen(
             ["git", "daemon", "--export-all", f"--base-path={base / 'git'}", "--reuseaddr",
-             "--listen=127.0.0.1", f"--port={git_port}"], stderr=subprocess.DEVNULL))
-        processes.append(_start_hub(site, hub_port))
-        _wait_for(site.url + "hub/api", processes[-1], base / "hub.log")
+             "--listen=127.0.0.1", f"--port={git_port}"], stderr=subprocess.DEVNULL)
+        hub_process = _start_hub(site, hub_port)
+        _wait_for(site.url + "hub/api", hub_process, base / "hub.log")
         yield site
     finally:
-        for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        if hub_process:
+            _stop_hub(hub_process, base / "state")
+        if daemon:
+            daemon.terminate()
+            daemon.wait(timeout=30)
         _remove_accounts()
         if os.environ.get("HUB_KEEP"):
             print(f"hub files kept in {base}")
