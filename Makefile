@@ -91,8 +91,9 @@ screenshots: $(STAMP)
 	@echo "Screenshots: $(CURDIR)/_build/screenshots"
 
 # PNG screenshots of the course's JupyterHub from its test (as root: it adds local accounts): the
-# student's Assignments tab (submitted, feedback fetched), the Formgrader (graded submissions, a
-# score changed by hand; blank inside JupyterLab), a chapter opened by an nbgitpuller link.
+# student's Assignments tab (submitted, feedback fetched), the Formgrader (opened from the hub's
+# top bar, graded submissions, a score changed by hand; blank inside JupyterLab), a chapter opened
+# by an nbgitpuller link.
 hub-screenshots: $(STAMP)
 	HUB_SCREENSHOTS=$(CURDIR)/_build/screenshots/hub $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_hub.py
 	@echo "Screenshots: $(CURDIR)/_build/screenshots/hub"

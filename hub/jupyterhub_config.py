@@ -42,6 +42,9 @@ c.JupyterHub.authenticator_class = "pam"
 c.Authenticator.admin_users = set(STAFF[:1])
 c.Authenticator.allowed_users = set(STAFF + STUDENTS)
 c.Authenticator.allow_all = not STUDENTS
+# The hub's pages (hub/templates/): a Formgrader entry in the top bar for staff.
+c.JupyterHub.template_paths = [str(KIT / "templates")]
+c.JupyterHub.template_vars = {"course_staff": STAFF}
 # nbgrader's groups: who may grade this course (formgrade-<course>) and who takes it.
 c.JupyterHub.load_groups = {f"formgrade-{COURSE_ID}": {"users": STAFF},
                             f"nbgrader-{COURSE_ID}": {"users": STUDENTS}}

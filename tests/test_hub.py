@@ -215,8 +215,17 @@ def test_the_formgrader_opens_in_its_own_tab_and_a_score_changed_there_counts(dr
         const frame = document.querySelector('#formgrader iframe');
         return frame && frame.src.includes('formgrader') && frame.contentDocument === null;"""), 30)
     screenshot(driver, "formgrader-in-jupyterlab-blank")
-    # because JupyterHub >= 4.1 forbids frames; in a tab of its own the Formgrader works
-    driver.switch_to.new_window("tab")
+    # because JupyterHub >= 4.1 forbids frames; the hub's top bar opens it in a tab of its own
+    driver.get(hub.url + "hub/home")
+    tabs = len(driver.window_handles)
+    link = page_has(driver, "#course-formgrader", 30)
+    screenshot(driver, "hub-home-formgrader-link")
+    link.click()
+    until(driver, lambda: len(driver.window_handles) > tabs)
+    driver.switch_to.window(driver.window_handles[-1])
+    until(driver, lambda: driver.current_url.startswith(formgrader + "/manage_assignments"))
+    until(driver, lambda: KERAS in driver.find_element("tag name", "body").text)
+    screenshot(driver, "formgrader-own-tab")
     driver.get(f"{formgrader}/manage_submissions/{KERAS}")
     until(driver, lambda: BEN in driver.find_element("tag name", "body").text)
     assert "frame-ancestors 'none'" in header_of(driver, driver.current_url, "Content-Security-Policy")
@@ -262,7 +271,8 @@ def test_the_student_fetches_the_feedback_in_the_assignments_tab(driver, hub):  
 
 def test_staff_servers_have_no_unsandboxed_validate(driver, hub):  # noqa: F811
     """Validate would run a student's notebook as the grader, outside the sandbox: staff servers
-    have neither its button nor its handler; a student's server has both (hub/etc/staff/)."""
+    have neither its button nor its handler; a student's server has both (hub/etc/staff/).
+    The Formgrader link of the hub's pages is the other way round."""
     validate = "@jupyter/nbgrader:validate-assignment"
     for user, present in ((GRADER, False), (ADA, True)):
         log_in(driver, hub, user)
@@ -274,3 +284,7 @@ def test_staff_servers_have_no_unsandboxed_validate(driver, hub):  # noqa: F811
         # the handler answers POST only: GET gives 405 where it exists, 404 where it does not
         validate_url = f"{hub.url}user/{user}/assignments/validate"
         assert status_of(driver, validate_url) == (405 if present else 404)
+        # the hub's top bar offers the Formgrader to staff only
+        driver.get(hub.url + "hub/home")
+        page_has(driver, "nav .navbar-nav .nav-link")
+        assert bool(driver.find_elements("id", "course-formgrader")) is not present
