@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -89,11 +90,24 @@ class Hub:
         return self.as_user(STAFF[0], sys.executable, "-m", "nbgrader", *args, cwd=self.course())
 
 
+def _is_ours(user: str) -> bool | None:
+    """Whether the account exists and is one this test made (its home in one of its folders);
+    None when there is no such account."""
+    try:
+        return "/attention-course-hub-" in pwd.getpwnam(user).pw_dir
+    except KeyError:
+        return None
+
+
 def _add_accounts(base: Path) -> dict[str, str]:
-    """The four accounts, homes under `base`, random passwords; the staff in group hub-staff."""
+    """The four accounts, homes under `base`, random passwords. A killed run's leftovers are
+    removed; an account of that name that this test did not make stops it."""
     passwords = {}
     for user in STAFF + STUDENTS:
-        subprocess.run(["userdel", "--remove", user], capture_output=True)   # a killed run's leftovers
+        if _is_ours(user) is False:
+            pytest.fail(f"an account named {user} exists and is not this test's: not touching it")
+        if _is_ours(user):
+            _remove_account(user)
         subprocess.run(["useradd", "--create-home", "--home-dir", str(base / "home" / user),
                         "--shell", "/bin/bash", user], check=True, capture_output=True)
         passwords[user] = secrets.token_urlsafe(12)
@@ -102,10 +116,15 @@ def _add_accounts(base: Path) -> dict[str, str]:
     return passwords
 
 
+def _remove_account(user: str) -> None:
+    subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
+    subprocess.run(["userdel", "--remove", user], capture_output=True)
+
+
 def _remove_accounts() -> None:
     for user in STAFF + STUDENTS:
-        subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
-        subprocess.run(["userdel", "--remove", user], capture_output=True)
+        if _is_ours(user):
+            _remove_account(user)
 
 
 def _instructor_course(hub: Hub) -> None:
