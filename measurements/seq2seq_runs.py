@@ -8,6 +8,10 @@ import time
 
 from attention_course import common, data
 
+# The model class of each chapter's module: chapter 1's plain encoder-decoder, chapter 2's with
+# attention.
+CLASSES = {"seq2seq": "Seq2Seq", "attention": "AttentionSeq2Seq"}
+
 
 def train_and_decode(framework: str, module: str, task, seed: int, steps: int, batch_size: int,
                      recipe: dict):
@@ -30,6 +34,3 @@ def train_and_decode(framework: str, module: str, task, seed: int, steps: int, b
     pred = training.predict(models.greedy_decode, model, task.test.src,
                             max_len=task.test.tgt_out.shape[1])
     return pred, seconds
-
-
-CLASSES = {"seq2seq": "Seq2Seq", "attention": "AttentionSeq2Seq"}
