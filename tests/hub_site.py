@@ -15,7 +15,6 @@ import pwd
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import pytest
 
 from harness.accounts import python_for_others
 from harness.course import Course, kernel_env
+from harness.services import free_port, unavailable
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = REPO / "hub"
@@ -34,19 +34,6 @@ PROXY = KIT / "node_modules" / ".bin" / "configurable-http-proxy"
 STAFF = ("hub-instructor", "hub-grader")
 STUDENTS = ("hub-ada", "hub-ben")
 COURSE_DIR = "attention-course"        # in each staff member's home
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def unavailable(reason: str) -> None:
-    """Skip on a maintainer's machine; fail in CI, where everything must run."""
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @dataclasses.dataclass

@@ -22,11 +22,9 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import nbformat
@@ -35,6 +33,7 @@ import pytest
 from harness.course import REPO, Course, kernel_env
 from harness.declarations import wrong_batches
 from harness.importers import STUDENT as IMPORTER, importer_submission
+from harness.services import free_port, unavailable
 from harness.submissions import batch_submission
 
 ASSIGNMENT = "03-self-attention-pytorch"
@@ -156,12 +155,6 @@ def test_a_killed_run_resumes_and_finishes_right(tmp_path, the_class, sequential
 
 
 # ------------------------------------------------------------------ a cluster: Dask + PostgreSQL
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def postgres_bin() -> Path | None:
     found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
     return found[-1].parent if found else None
@@ -173,10 +166,7 @@ def postgres():
     the server refuses root); yields a SQLAlchemy URL of an empty database."""
     binaries = postgres_bin()
     if binaries is None:
-        message = "PostgreSQL is not installed (apt-get install postgresql)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable("PostgreSQL is not installed (apt-get install postgresql)")
     folder = Path(tempfile.mkdtemp(prefix="attention-course-pg-"))
     os.chmod(folder, 0o755)
     as_user = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from book_site import driver  # noqa: F401 (the fixture)
+from harness.services import free_port
 from course_tools import manifest
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -26,12 +26,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 REPO = Path(__file__).resolve().parents[1]
 MYST_LEFTOVERS = ("{cite:", "{figure}", "{admonition}", ":class:", "```{", "](timings.md)",
                   "](assignments.md)")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
