@@ -215,6 +215,8 @@ def hub():
         _wait_for(site.url + "hub/api", hub_process, base / "hub.log")
         yield site
     finally:
+        for user in STAFF + STUDENTS:     # the users' servers first: the hub then stops at once
+            subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
         if hub_process:
             _stop_hub(hub_process, base / "state")
         if daemon:

@@ -239,10 +239,13 @@ def test_the_formgrader_opens_in_its_own_tab_and_a_score_changed_there_counts(dr
     adjusted = course.max_scores(KERAS)[cell] / 2
     notebook_id, _ = grade_of(hub, KERAS, BEN, cell)
     driver.get(f"{formgrader}/submissions/{notebook_id}/")
-    score = until(driver, lambda: driver.find_element("id", cell))
+    score = page_has(driver, f"#{cell}")
+    # typed only once the page's script has bound the box (it sets the autograded score as its
+    # placeholder then); typed earlier, the change is lost
+    until(driver, lambda: score.get_attribute("placeholder"))
     score.clear()
     score.send_keys(f"{adjusted:g}\t")
-    until(driver, lambda: grade_of(hub, KERAS, BEN, cell)[1] == adjusted, 20)
+    until(driver, lambda: grade_of(hub, KERAS, BEN, cell)[1] == adjusted, 30)
     screenshot(driver, "formgrader-adjusted-score")
     driver.refresh()
     shown = until(driver, lambda: driver.find_element("id", cell).get_attribute("value"))
