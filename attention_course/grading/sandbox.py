@@ -23,6 +23,7 @@ import json
 import os
 import random
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -33,8 +34,20 @@ from traitlets import Integer, List, Unicode
 from .launch import DEFAULTS
 
 SPEC_DIR = Path(__file__).resolve().parent / "kernelspec"
-# One lock file per user id in use by a kernel on this machine (root only: 0700).
-UID_LOCKS = Path(tempfile.gettempdir()) / "attention-course-uids"
+
+
+def uid_lock_folder() -> Path:
+    """The folder of one lock file per user id in use by a kernel on this machine. It must be
+    the same for every grader of the machine, so not under $TMPDIR (batch systems give each job
+    its own): /run, which only root writes, for root (the only account that leases ids); /tmp
+    for others (tests). Refused if someone else made it first."""
+    base = Path("/run") if os.geteuid() == 0 and os.path.isdir("/run") else Path("/tmp")
+    folder = base / f"attention-course-uids-{os.geteuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    status = os.lstat(folder)
+    if status.st_uid != os.geteuid() or not stat.S_ISDIR(status.st_mode) or status.st_mode & 0o077:
+        raise RuntimeError(f"{folder} is not a private folder of this account: remove it")
+    return folder
 
 
 def socket_base() -> str:
@@ -49,10 +62,10 @@ def lease_uid(low: int, high: int, tries: int = 1000) -> tuple[int, int]:
     """A user id in [low, high] that no other kernel of this machine holds, and the open lock
     file that holds it (close it when the kernel is gone). Locks die with their process, so a
     killed grader frees its ids."""
-    UID_LOCKS.mkdir(mode=0o700, exist_ok=True)
+    folder = uid_lock_folder()
     for _ in range(tries):
         uid = random.randint(low, high)
-        handle = os.open(UID_LOCKS / str(uid), os.O_RDWR | os.O_CREAT, 0o600)
+        handle = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
