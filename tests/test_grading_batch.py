@@ -7,8 +7,9 @@ same score (the late penalty included) as `nbgrader autograde` gives one after t
 
 - the batch with 2 local Dask workers, sharing the course's SQLite gradebook;
 - a batch run killed with SIGKILL after its second result, then the same command again: the
-  rerun resumes (grades only what the killed run had not finished) and leaves no row without
-  its scores;
+  rerun resumes (grades only what the killed run had not finished), leaves no row without
+  its scores, and removes the copy of the assignment (solutions included) that the killed run
+  left in the temporary folder;
 - a real Dask cluster (`dask scheduler` and two `dask worker` processes, each with its own
   temporary folder) with the gradebook on a real PostgreSQL server that the test starts
   (Debian's `postgresql`, as `.ci/run` installs it).
@@ -84,8 +85,9 @@ def class_scores(course: Course, students, db_url: str | None = None) -> dict[st
     return scores
 
 
-def run_batch(course: Course, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    result = subprocess.run([*BATCH, *args], cwd=course.root, env=kernel_env(), text=True,
+def run_batch(course: Course, *args: str, timeout: float = 600,
+              env: dict | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run([*BATCH, *args], cwd=course.root, env=env or kernel_env(), text=True,
                             capture_output=True, timeout=timeout)
     assert result.returncode == 0, f"batch failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return result
@@ -134,7 +136,10 @@ def test_two_workers_grade_as_nbgrader_does(tmp_path, the_class, sequential):
 
 def test_a_killed_run_resumes_and_finishes_right(tmp_path, the_class, sequential):
     course = course_with_class(tmp_path / "course", the_class)
-    run = subprocess.Popen([*BATCH, "--workers", "2", "--force"], cwd=course.root, env=kernel_env(),
+    temporary = tmp_path / "tmp"                     # where the workers keep their course copy
+    temporary.mkdir()
+    env = {**kernel_env(), "TMPDIR": str(temporary)}
+    run = subprocess.Popen([*BATCH, "--workers", "2", "--force"], cwd=course.root, env=env,
                            text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                            start_new_session=True)
     finished = []
@@ -146,12 +151,17 @@ def test_a_killed_run_resumes_and_finishes_right(tmp_path, the_class, sequential
             break
     run.wait(timeout=60)
     assert len(finished) == 2, "the batch ended before it could be killed"
-    result = run_batch(course, "--workers", "2", "--force")
+    copies = temporary / f"attention-course-grading-{os.getuid()}"
+    left = [path for path in copies.iterdir() if path.is_dir()]
+    assert len(left) == 1 and (left[0] / "nbgrader_config.py").exists()  # the killed run's copy
+    result = run_batch(course, "--workers", "2", "--force", env=env)
     assert "resuming the run" in result.stdout
     graded = int(result.stdout.rsplit(" graded,", 1)[0].rsplit("\n", 1)[-1])
     assert 0 < graded <= len(the_class) - 2, result.stdout
     assert class_scores(course, the_class) == sequential
     assert not (course.root / "autograded" / ".batch" / f"{ASSIGNMENT}.json").exists()
+    # The rerun removed the copy the killed run left (it holds the solutions) and its own.
+    assert not list(copies.iterdir()), sorted(path.name for path in copies.iterdir())
 
 
 # ------------------------------------------------------------------ a cluster: Dask + PostgreSQL
@@ -240,7 +250,7 @@ def test_a_dask_cluster_grades_into_postgresql(tmp_path, the_class, sequential, 
 
 
 # ------------------------------------------------------------------ user ids
-def test_concurrent_kernels_never_share_a_user_id():
+def test_concurrent_kernels_never_share_a_user_id(tmp_path):
     from attention_course.grading.sandbox import lease_uid
 
     held = [lease_uid(5_000_000, 5_000_009) for _ in range(10)]     # every id of the range
@@ -250,9 +260,11 @@ def test_concurrent_kernels_never_share_a_user_id():
     uid, handle = held.pop()
     os.close(handle)                                                 # a kernel ends: its id is free
     assert lease_uid(5_000_000, 5_000_009, tries=500)[0] == uid
-    # Across processes too: a second process cannot take an id this one holds.
+    # Across processes too: a second process cannot take an id this one holds, even with a
+    # temporary folder of its own (as a batch system gives each job, and dask_cluster each worker).
     probe = ("from attention_course.grading.sandbox import lease_uid\n"
              "try:\n    lease_uid(5_000_000, 5_000_009, tries=200)\nexcept RuntimeError:\n"
              "    print('none free')\n")
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            env={**os.environ, "TMPDIR": str(tmp_path)})
     assert result.stdout.strip() == "none free"

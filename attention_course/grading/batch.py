@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -172,14 +173,58 @@ def sqlite_url_for_workers(url: str) -> str:
 
 # ------------------------------------------------------------------ one submission (worker)
 _APIS: dict[tuple[str, str], object] = {}
+_HELD: dict[str, object] = {}          # bundle id -> this process's shared lock on its copy
+
+
+def grading_base() -> Path:
+    """This account's folder of course copies on this machine (0700: they hold solutions)."""
+    base = Path(tempfile.gettempdir()) / f"attention-course-grading-{os.getuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    return base
+
+
+def hold_bundle(base: Path, bundle_id: str) -> None:
+    """Hold a shared lock on `<bundle_id>.use` while this process grades from that copy. A lock
+    dies with its process, so the copies of a killed run are the ones nobody holds."""
+    while bundle_id not in _HELD:
+        path = base / f"{bundle_id}.use"
+        handle = open(path, "a")
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        with contextlib.suppress(FileNotFoundError):    # not swept away while we waited
+            if os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino:
+                _HELD[bundle_id] = handle
+                continue
+        handle.close()
+
+
+def sweep_stale_bundles(base: Path) -> list[str]:
+    """Remove the copies, solutions and all, that killed runs left here: those whose lock no
+    live process holds. Returns their bundle ids."""
+    swept = []
+    for path in base.glob("*.use"):
+        try:
+            handle = open(path)
+        except FileNotFoundError:                        # another worker swept it first
+            continue
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:                      # a live run grades from it
+                continue
+            bundle_id = path.name.removesuffix(".use")
+            shutil.rmtree(base / bundle_id, ignore_errors=True)
+            (base / f"{bundle_id}.lock").unlink(missing_ok=True)
+            path.unlink(missing_ok=True)
+            swept.append(bundle_id)
+    return swept
 
 
 def worker_course(bundle_id: str, bundle: dict[str, bytes]) -> Path:
     """This machine's copy of the bundle (shared by its workers: the reference runs once)."""
-    import fcntl
-
-    base = Path(tempfile.gettempdir()) / f"attention-course-grading-{os.getuid()}"
-    base.mkdir(mode=0o700, exist_ok=True)
+    base = grading_base()
+    if bundle_id not in _HELD:
+        sweep_stale_bundles(base)
+        hold_bundle(base, bundle_id)
     root = base / bundle_id
     with open(base / f"{bundle_id}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -191,11 +236,14 @@ def worker_course(bundle_id: str, bundle: dict[str, bytes]) -> Path:
 
 def forget_bundle(bundle_id: str) -> None:
     """Remove this machine's copy of a run's bundle (it holds the solutions), at the run's end."""
-    base = Path(tempfile.gettempdir()) / f"attention-course-grading-{os.getuid()}"
+    base = grading_base()
     for key in [key for key in _APIS if key[0] == str(base / bundle_id)]:
         del _APIS[key]
     shutil.rmtree(base / bundle_id, ignore_errors=True)
     (base / f"{bundle_id}.lock").unlink(missing_ok=True)
+    (base / f"{bundle_id}.use").unlink(missing_ok=True)
+    with contextlib.suppress(KeyError):
+        _HELD.pop(bundle_id).close()
 
 
 def grading_api(root: Path, db_url: str):
@@ -381,18 +429,21 @@ def grade_class(root: Path, assignment: str, workers: int | None = None, force: 
             "files": folder_files(assignment_folder(coursedir, "submitted", student, assignment)),
         }, shared, key=f"grade-{assignment}-{student}-{bundle_id}", pure=False)
             for student in todo]
-        for future in as_completed(futures):
-            result = future.result()
-            keep_result(root, coursedir, assignment, result)
-            if result.get("warnings"):
-                say(indented(result["student"], result["warnings"]))
-            progress.add(result)
-            workers_used.add(result.get("worker"))
-            if result["success"]:
-                graded.append(result["student"])
-            else:
-                say(f"nbgrader failed on {result['student']}; its log ends with:\n{result['log']}")
-        client.run(forget_bundle, bundle_id)
+        try:
+            for future in as_completed(futures):
+                result = future.result()
+                keep_result(root, coursedir, assignment, result)
+                if result.get("warnings"):
+                    say(indented(result["student"], result["warnings"]))
+                progress.add(result)
+                workers_used.add(result.get("worker"))
+                if result["success"]:
+                    graded.append(result["student"])
+                else:
+                    say(f"nbgrader failed on {result['student']}; its log ends with:\n"
+                        f"{result['log']}")
+        finally:                                      # a lost worker or ^C: still no copy left
+            client.run(forget_bundle, bundle_id)
     if not progress.failed:
         journal.end()
     return {"graded": sorted(graded), "failed": sorted(progress.failed), "skipped": skipped,
