@@ -29,26 +29,13 @@ import pytest
 import yaml
 
 from course_tools import student
+from harness.student_env import course_wheel, install, local_cpu_torch, uv
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "03_self_attention"
 ASSIGNMENT = "03-self-attention"
 ENVIRONMENTS = [("3.11", "keras"), ("3.12", "keras"), ("3.13", "keras"), ("3.11", "pytorch")]
 _executed: list[tuple[str, str]] = []
-
-
-# uv unpacks and links wheels on every core by default; the test run's other worker is
-# executing a notebook on the second core, so the environments are installed one file at a time
-# (the downloads stay parallel: they wait on the network, not the processor).
-QUIET_UV = {"UV_PYTHON_DOWNLOADS": "never", "UV_CONCURRENT_INSTALLS": "1",
-            "UV_CONCURRENT_BUILDS": "1"}
-
-
-def uv(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    result = subprocess.run([*student.uv(), *args], capture_output=True, text=True, cwd=ROOT,
-                            env={**os.environ, **QUIET_UV}, timeout=timeout)
-    assert result.returncode == 0, f"uv {' '.join(args)}:\n{result.stderr[-3000:]}"
-    return result
 
 
 def test_the_student_files_follow_the_lock():
@@ -109,22 +96,9 @@ def interpreter(version: str) -> str | None:
     return pyenv[-1] if pyenv else None
 
 
-def local_cpu_torch() -> Path | None:
-    """The CPU wheel of torch 2.13.0 for Python 3.11 that these machines carry (pip's find-links)."""
-    for folder in filter(None, os.environ.get("PIP_FIND_LINKS", "/opt/wheels").split()):
-        wheels = sorted(Path(folder).glob("torch-2.13.0+cpu-cp311-*.whl"))
-        if wheels:
-            return wheels[0]
-    return None
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The course package as students get it without the repository: a wheel (sdist first, so
-    that the build writes nothing into the working tree but the ignored egg-info)."""
-    out = tmp_path_factory.mktemp("wheel")
-    uv("build", "--quiet", "--out-dir", str(out), str(ROOT))
-    return next(out.glob("attention_course-*.whl"))
+    return course_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def with_solution_answers(framework: str) -> nbformat.NotebookNode:
@@ -186,15 +160,7 @@ def test_a_fresh_student_environment_runs_a_chapter_and_an_assignment(python, fr
         pytest.skip("no local CPU wheel of torch 2.13.0 (PyTorch's CPU index is not reachable)")
     start = time.monotonic()
     target = ["--python", str(venv / "bin" / "python")]
-    # The README's steps, with the course's wheel and (for PyTorch) the local CPU wheel of torch
-    # in place of `--index-url https://download.pytorch.org/whl/cpu torch==2.13.0`.
-    uv("venv", "--quiet", "--python", found, str(venv))
-    uv("pip", "install", "--quiet", *target, "-r", f"student/{framework}.txt",
-       *(["-r", "student/hub.txt"] if framework == "pytorch" else []))
-    uv("pip", "install", "--quiet", *target, "--no-deps", "-r", "student/data.txt")
-    if framework == "pytorch":
-        uv("pip", "install", "--quiet", *target, "--no-deps", str(torch_wheel))
-    uv("pip", "install", "--quiet", *target, "--no-deps", str(wheel))
+    install(venv, found, [framework, "hub"] if framework == "pytorch" else [framework], wheel)
     seconds = time.monotonic() - start
     installed = uv("pip", "list", "--format", "json", *target).stdout
     names = {student.name_of(item["name"]) for item in json.loads(installed)}
