@@ -12,6 +12,8 @@ Settings come from the environment so that one file serves a real hub and the te
     COURSE_HUB_STUDENTS     the students allowed in; empty: any account that logs in
     COURSE_HUB_COURSE_DIR   each staff member's copy of the course    (~/attention-course)
     COURSE_HUB_STATE        the hub's database, cookie secret and log (/srv/jupyterhub)
+    COURSE_HUB_STUDENT_ENV  the students' servers' environment, made from student/*.txt
+                            (default: the hub's own, the course's full environment)
 
 Log-in is the host's accounts (PAM) here; an LMS log-in (LTI 1.3) replaces it with the
 authenticator the README's instructor guide names. What each server reads is in hub/etc/jupyter/.
@@ -49,10 +51,12 @@ c.JupyterHub.template_vars = {"course_staff": STAFF}
 c.JupyterHub.load_groups = {f"formgrade-{COURSE_ID}": {"users": STAFF},
                             f"nbgrader-{COURSE_ID}": {"users": STUDENTS}}
 
-# Each user's JupyterLab runs as that user, from this environment (the course's, with nbgrader's
-# student side: student/hub.txt), in the user's home.
+# Each user's JupyterLab runs as that user, in the user's home: staff from this environment
+# (the course's), students from COURSE_HUB_STUDENT_ENV when it is set (the student profile:
+# keras.txt, pytorch.txt and hub.txt of student/, with the course's wheel).
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [str(Path(sys.executable).with_name("jupyterhub-singleuser"))]
+STUDENT_ENV = os.environ.get("COURSE_HUB_STUDENT_ENV")
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.http_timeout = 120
@@ -61,6 +65,14 @@ c.Spawner.start_timeout = 120
 
 def role_of(spawner) -> str:
     return "staff" if spawner.user.name in STAFF else "student"
+
+
+def students_environment(spawner) -> None:
+    if STUDENT_ENV and role_of(spawner) == "student":
+        spawner.cmd = [str(Path(STUDENT_ENV) / "bin" / "jupyterhub-singleuser")]
+
+
+c.Spawner.pre_spawn_hook = students_environment
 
 
 def config_path(spawner) -> str:

@@ -3,7 +3,8 @@
 Real parts only: local accounts made with `useradd` (an instructor, a grader, two students, with
 passwords; removed at the end), the hub from hub/jupyterhub_config.py as root with
 configurable-http-proxy from npm (`npm ci --prefix hub`, which `make setup` runs), PAM log-in,
-each user's JupyterLab started by the hub as that user, nbgrader's exchange in a shared folder,
+each user's JupyterLab started by the hub as that user (students' from a fresh environment of
+the student profile, staff's from the course's), nbgrader's exchange in a shared folder,
 and a `git daemon` serving the students' copy of the course for nbgitpuller. Needs root (it adds
 accounts); without root or the proxy the tests are skipped, and fail under CI=true.
 """
@@ -27,6 +28,7 @@ import pytest
 from harness.accounts import python_for_others
 from harness.course import Course, kernel_env
 from harness.services import free_port, unavailable
+from harness.student_env import course_wheel, install, local_cpu_torch
 
 REPO = Path(__file__).resolve().parents[1]
 KIT = REPO / "hub"
@@ -43,6 +45,11 @@ class Hub:
     passwords: dict[str, str]
     server_env: dict[str, str]     # what the hub gives every server (the tests' thread limits)
     git_url: str = ""              # the students' course repository (git daemon)
+
+    @property
+    def student_env(self) -> Path:
+        """The students' servers' environment (the student profile, not the course's .venv)."""
+        return self.base / "student-env"
 
     def home(self, user: str) -> Path:
         return self.base / "home" / user
@@ -132,6 +139,15 @@ def _students_repository(base: Path) -> Path:
     return repo
 
 
+def _students_environment(site: Hub) -> None:
+    """The student profile as the README makes it (student/keras.txt, pytorch.txt, hub.txt, the
+    course's wheel) from the Python the hub runs on: the local CPU wheel of torch where this
+    machine has one, else Keras only (the test's students run no PyTorch code in their servers)."""
+    frameworks = ["keras", "pytorch"] if local_cpu_torch() else ["keras"]
+    install(site.student_env, sys._base_executable, [*frameworks, "hub"],
+            course_wheel(site.base / "wheel"))
+
+
 def _wait_for(url: str, process: subprocess.Popen, log: Path, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while True:
@@ -148,7 +164,7 @@ def _start_hub(site: Hub, port: int) -> subprocess.Popen:
     """hub/jupyterhub_config.py as root, as the README's checklist starts it, on `port`."""
     env = {**os.environ, "COURSE_HUB_STATE": str(site.base / "state"),
            "COURSE_HUB_EXCHANGE": str(site.base / "exchange"), "COURSE_HUB_STAFF": ",".join(STAFF),
-           "COURSE_HUB_STUDENTS": ",".join(STUDENTS),
+           "COURSE_HUB_STUDENTS": ",".join(STUDENTS), "COURSE_HUB_STUDENT_ENV": str(site.student_env),
            "COURSE_HUB_SERVER_ENV": ";".join(f"{k}={v}" for k, v in site.server_env.items())}
     command = [*python_for_others(), sys.executable, "-m", "jupyterhub",
                "-f", str(KIT / "jupyterhub_config.py"),
@@ -207,6 +223,7 @@ def hub():
                                "TF_ENABLE_ONEDNN_OPTS": "0", "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
                    git_url=f"git://127.0.0.1:{git_port}/course")
         _instructor_course(site)
+        _students_environment(site)
         _students_repository(base)
         daemon = subprocess.Popen(
             ["git", "daemon", "--export-all", f"--base-path={base / 'git'}", "--reuseaddr",

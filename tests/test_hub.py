@@ -12,15 +12,20 @@ JupyterLab started as that user, nbgrader's exchange) and headless Chromium:
    shows the graded submissions, and a score changed there lands in the gradebook;
 5. the instructor generates and releases feedback, and the student fetches it in the Assignments
    tab;
-6. staff servers have no unsandboxed Validate; a student's has;
+6. staff servers have no unsandboxed Validate; a student's has; students' servers run from a
+   fresh environment of the student profile (student/*.txt and the course's wheel), staff's from
+   the course's;
 7. an nbgitpuller link brings the course's chapters into a student's home and opens chapter 3.
 
 `make hub-screenshots` writes the student's Assignments tab and the Formgrader as PNG files.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pwd
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -272,6 +277,19 @@ def test_the_student_fetches_the_feedback_in_the_assignments_tab(driver, hub):  
     assert f"(Score: {round(total, 2)} / " in page.read_text()
 
 
+def server_program(user: str) -> str:
+    """The jupyterhub-singleuser program that the user's running server was started as."""
+    uid = pwd.getpwnam(user).pw_uid
+    for process in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if process.stat().st_uid == uid:
+                words = (process / "cmdline").read_bytes().decode().split("\0")
+                found = [word for word in words if word.endswith("/jupyterhub-singleuser")]
+                if found:
+                    return found[0]
+    return f"no server of {user}"
+
+
 def test_staff_servers_have_no_unsandboxed_validate(driver, hub):  # noqa: F811
     """Validate would run a student's notebook as the grader, outside the sandbox: staff servers
     have neither its button nor its handler; a student's server has both (hub/etc/staff/).
@@ -284,6 +302,9 @@ def test_staff_servers_have_no_unsandboxed_validate(driver, hub):  # noqa: F811
         disabled = page_config.get("disabledExtensions", [])
         assert (validate in disabled) is not present
         assert "@jupyterlab/apputils-extension:announcements" in disabled   # no news prompt
+        # a student's server runs from the student profile, a grader's from the course's .venv
+        environment = hub.student_env if present else Path(sys.executable).parent.parent
+        assert server_program(user).startswith(f"{environment}/bin/"), server_program(user)
         # the handler answers POST only: GET gives 405 where it exists, 404 where it does not
         validate_url = f"{hub.url}user/{user}/assignments/validate"
         assert status_of(driver, validate_url) == (405 if present else 404)
