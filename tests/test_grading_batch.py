@@ -268,3 +268,18 @@ def test_concurrent_kernels_never_share_a_user_id(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                             env={**os.environ, "TMPDIR": str(tmp_path)})
     assert result.stdout.strip() == "none free"
+
+
+def test_the_user_id_locks_live_where_every_grader_of_the_machine_finds_them(tmp_path):
+    """One folder per machine and account, whatever $TMPDIR says; /tmp where /run is read-only
+    (a container's), checked in a mount namespace whose /run is read-only."""
+    probe = "from attention_course.grading.sandbox import uid_lock_folder; print(uid_lock_folder())"
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    found = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                           check=True).stdout.strip()
+    writable_run = os.geteuid() == 0 and os.access("/run", os.W_OK)
+    assert found == f"{'/run' if writable_run else '/tmp'}/attention-course-uids-{os.geteuid()}"
+    read_only = subprocess.run(["bwrap", "--dev-bind", "/", "/", "--ro-bind", "/run", "/run",
+                                sys.executable, "-c", probe], env=env, capture_output=True,
+                               text=True, check=True).stdout.strip()
+    assert read_only == f"/tmp/attention-course-uids-{os.geteuid()}"
