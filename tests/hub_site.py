@@ -144,6 +144,7 @@ def _students_environment(site: Hub) -> None:
     course's wheel) from the Python the hub runs on: the local CPU wheel of torch where this
     machine has one, else Keras only (the test's students run no PyTorch code in their servers)."""
     frameworks = ["keras", "pytorch"] if local_cpu_torch() else ["keras"]
+    # The Python under the test's .venv: the one python_for_others() lets the accounts run.
     install(site.student_env, sys._base_executable, [*frameworks, "hub"],
             course_wheel(site.base / "wheel"))
 
